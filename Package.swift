@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+// LiveActivityServer: Apple's Live Activities (ActivityKit), served to browsers over WebSocket.
+import PackageDescription
+
+/// Settings shared by every Swift target.
+/// - ExistentialAny (SE-0335): `any Protocol` must be spelled out.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "LiveActivityServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "liveactivity", targets: ["liveactivity"]),
+    ],
+    targets: [
+        // C: libwebsockets 4.1 from Debian (libwebsockets-dev), reached through a module map.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
+        .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
+        // Transport: HTTP + WebSocket through libwebsockets, one service thread.
+        .target(
+            name: "LiveActivityServer",
+            dependencies: ["LiveActivityCore", "CLibWebSockets"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "liveactivity",
+            dependencies: ["LiveActivityServer", "LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveActivityCoreTests",
+            dependencies: ["LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveActivityServerTests",
+            dependencies: ["LiveActivityServer", "LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

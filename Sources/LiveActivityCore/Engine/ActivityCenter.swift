@@ -1,0 +1,234 @@
+import Foundation
+
+/// Every live activity and its lifecycle, as ActivityKit runs it; pure and clock-free.
+///
+/// The caller passes the current time into every method, so tests drive it with any clock. Each change
+/// returns the ``ActivityEvent``s it caused, numbered by a server-wide `sequence`. Deadlines (stale dates,
+/// countdown ends, dismissal dates, the 8-hour cap) are applied by ``advance(to:)``; ``nextDeadline`` says
+/// when that is next due. Not thread-safe: one owner (the server's service thread) calls it.
+public struct ActivityCenter: Sendable {
+    /// Activities not yet dismissed, by id.
+    public private(set) var activities: [String: Activity] = [:]
+    /// The sequence number of the last event; 0 before the first.
+    public private(set) var sequence: UInt64
+    /// Most activities that may be running (active or stale) at once.
+    public var maximumRunning: Int
+
+    /// What an accepted request produced.
+    public struct Outcome: Sendable {
+        /// The activity the request named or created (not set for `end` with `all`).
+        public var activityId: String?
+        /// Every activity ended by `end` with `all`.
+        public var activityIds: [String]?
+        /// The events, in order.
+        public var events: [ActivityEvent]
+    }
+
+    /// Creates a center.
+    /// - Parameters:
+    ///   - activities: activities restored from a store.
+    ///   - sequence: the last sequence number handed out.
+    ///   - maximumRunning: cap on running activities (ActivityKit allows a handful per app).
+    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumRunning: Int = 64) {
+        self.activities = Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
+        self.sequence = sequence
+        self.maximumRunning = maximumRunning
+    }
+
+    // MARK: Queries
+
+    /// Activities in presentation order: `relevanceScore` highest first, then newest `startDate`, then id.
+    public var ordered: [Activity] {
+        activities.values.sorted { a, b in
+            if a.content.relevanceScore != b.content.relevanceScore { return a.content.relevanceScore > b.content.relevanceScore }
+            if a.startDate != b.startDate { return a.startDate > b.startDate }
+            return a.id < b.id
+        }
+    }
+
+    /// The tick for `now`: every running activity whose countdown has not reached zero; `nil` when none.
+    public func tick(at now: Date) -> Tick? {
+        let timers = ordered.compactMap { activity -> Tick.Timer? in
+            guard activity.activityState.isRunning, let timer = activity.timer, timer.end > now else { return nil }
+            return Tick.Timer(activityId: activity.id, remainingSeconds: timer.remainingSeconds(at: now))
+        }
+        return timers.isEmpty ? nil : Tick(serverTime: now, timers: timers)
+    }
+
+    /// The earliest instant (UTC) at which ``advance(to:)`` has something to do, or `nil`.
+    public var nextDeadline: Date? {
+        activities.values.compactMap(Self.deadline(of:)).min()
+    }
+
+    private static func deadline(of activity: Activity) -> Date? {
+        var dates: [Date] = []
+        if activity.activityState.isRunning {
+            dates.append(activity.startDate.addingTimeInterval(Lifetime.maximumActive))
+            if let timer = activity.timer, !activity.timerFinished { dates.append(timer.end) }
+        }
+        if activity.activityState == .active, let stale = activity.content.staleDate { dates.append(stale) }
+        if activity.activityState == .ended, let dismissal = activity.dismissalDate { dates.append(dismissal) }
+        return dates.min()
+    }
+
+    // MARK: Commands
+
+    /// Applies a `start`, `update` or `end` command at `now`, then any deadline already due.
+    /// - Parameters:
+    ///   - command: the validated command (`list` changes nothing).
+    ///   - now: the current time (UTC).
+    ///   - newID: makes the id of a started activity.
+    /// - Returns: the activity named, and the events caused, in order.
+    /// - Throws: ``ProtocolError`` (`unknown_activity`, `activity_ended`, `limit_exceeded`, `invalid_field`);
+    ///   nothing has changed when it throws.
+    public mutating func apply(_ command: ClientMessage.Command, now: Date, newID: () -> String) throws(ProtocolError) -> Outcome {
+        var outcome: Outcome
+        switch command {
+        case .start(let start): outcome = try self.start(start, now: now, id: newID())
+        case .update(let update): outcome = try self.update(update, now: now)
+        case .end(let end): outcome = try self.end(end, now: now)
+        case .list: outcome = Outcome(events: [])
+        }
+        outcome.events += advance(to: now)
+        return outcome
+    }
+
+    private mutating func start(_ command: StartCommand, now: Date, id: String) throws(ProtocolError) -> Outcome {
+        let running = activities.values.count { $0.activityState.isRunning }
+        guard running < maximumRunning else {
+            throw ProtocolError(.limitExceeded, field: nil,
+                                message: "too many activities: \(running) are running and the limit is \(maximumRunning); end one first")
+        }
+        let (content, timer) = try command.content.resolve(for: command.kind, now: now)
+        let activity = Activity(id: id, attributesType: command.kind.attributesType, attributes: command.attributes,
+                                content: content, timer: timer, startDate: now)
+        activities[id] = activity
+        return Outcome(activityId: id, events: [event(.started, activity)])
+    }
+
+    private mutating func update(_ command: UpdateCommand, now: Date) throws(ProtocolError) -> Outcome {
+        var activity = try running(command.activityId)
+        let (content, timer) = try command.content.resolve(for: try kind(of: activity), now: now)
+        activity.content = content
+        if timer != activity.timer { activity.timerFinished = false }
+        activity.timer = timer
+        activity.activityState = .active
+        activities[activity.id] = activity
+        return Outcome(activityId: activity.id, events: [event(.updated, activity, alert: command.alert)])
+    }
+
+    private mutating func end(_ command: EndCommand, now: Date) throws(ProtocolError) -> Outcome {
+        switch command.target {
+        case .one(let id):
+            guard let activity = activities[id] else { throw unknown(id) }
+            var finalContent: (ActivityContent, TimerRange?)?
+            if let content = command.content {
+                guard activity.activityState.isRunning else {
+                    throw ProtocolError(.activityEnded, field: "content", message: "content: activity \(id) has already ended; its final content cannot change")
+                }
+                finalContent = try content.resolve(for: try kind(of: activity), now: now)
+            }
+            return Outcome(activityId: id, events: end(id, content: finalContent, policy: command.dismissalPolicy, now: now))
+        case .all:
+            var events: [ActivityEvent] = []
+            var ids: [String] = []
+            for activity in ordered {
+                var finalContent: (ActivityContent, TimerRange?)?
+                if let content = command.content, activity.activityState.isRunning {
+                    finalContent = try content.resolve(for: try kind(of: activity), now: now)
+                }
+                ids.append(activity.id)
+                events += end(activity.id, content: finalContent, policy: command.dismissalPolicy, now: now)
+            }
+            return Outcome(activityIds: ids, events: events)
+        }
+    }
+
+    /// Ends one activity (or, if it has ended already, re-applies the dismissal policy).
+    private mutating func end(_ id: String, content: (ActivityContent, TimerRange?)?, policy: DismissalPolicy, now: Date) -> [ActivityEvent] {
+        guard var activity = activities[id] else { return [] }
+        var events: [ActivityEvent] = []
+        if activity.activityState.isRunning {
+            if let (content, timer) = content {
+                activity.content = content
+                activity.timer = timer
+            }
+            activity.activityState = .ended
+            activity.endDate = now
+            activity.dismissalDate = policy.dismissalDate(endDate: now, now: now)
+            activities[id] = activity
+            events.append(event(.ended, activity))
+        } else {
+            activity.dismissalDate = policy.dismissalDate(endDate: activity.endDate ?? now, now: now)
+            activities[id] = activity
+        }
+        if let dismissal = activity.dismissalDate, dismissal <= now {
+            events.append(dismiss(id))
+        }
+        return events
+    }
+
+    // MARK: Deadlines
+
+    /// Applies every deadline due at `now`: the 8-hour cap (`ended`), countdowns reaching zero
+    /// (`timerFinished`), stale dates (`stale`) and dismissal dates (`dismissed`).
+    /// - Parameter now: the current time (UTC).
+    /// - Returns: the events, in order.
+    public mutating func advance(to now: Date) -> [ActivityEvent] {
+        var events: [ActivityEvent] = []
+        let due = activities.values
+            .filter { Self.deadline(of: $0).map { $0 <= now } ?? false }
+            .sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
+        for original in due {
+            var activity = original
+            if activity.activityState.isRunning, now >= activity.startDate.addingTimeInterval(Lifetime.maximumActive) {
+                events += end(activity.id, content: nil, policy: .default, now: now)
+                continue
+            }
+            if activity.activityState.isRunning, let timer = activity.timer, !activity.timerFinished, now >= timer.end {
+                activity.timerFinished = true
+                activities[activity.id] = activity
+                events.append(event(.timerFinished, activity))
+            }
+            if activity.activityState == .active, let stale = activity.content.staleDate, now >= stale {
+                activity.activityState = .stale
+                activities[activity.id] = activity
+                events.append(event(.stale, activity))
+            }
+            if activity.activityState == .ended, let dismissal = activity.dismissalDate, now >= dismissal {
+                events.append(dismiss(activity.id))
+            }
+        }
+        return events
+    }
+
+    // MARK: Helpers
+
+    private mutating func dismiss(_ id: String) -> ActivityEvent {
+        var activity = activities.removeValue(forKey: id)!
+        activity.activityState = .dismissed
+        return event(.dismissed, activity)
+    }
+
+    private mutating func event(_ kind: ActivityEvent.Kind, _ activity: Activity, alert: AlertConfiguration? = nil) -> ActivityEvent {
+        sequence += 1
+        return ActivityEvent(kind: kind, sequence: sequence, activity: activity, alert: alert)
+    }
+
+    private func running(_ id: String) throws(ProtocolError) -> Activity {
+        guard let activity = activities[id] else { throw unknown(id) }
+        guard activity.activityState.isRunning else {
+            throw ProtocolError(.activityEnded, field: "activityId",
+                                message: "activityId: activity \(id) has ended; ended activities take no updates")
+        }
+        return activity
+    }
+
+    private func kind(of activity: Activity) throws(ProtocolError) -> any ActivityKind.Type {
+        try ActivityKinds.kind(named: activity.attributesType, field: "attributesType")
+    }
+
+    private func unknown(_ id: String) -> ProtocolError {
+        ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(id.prefix(128))\" (never started, or already dismissed)")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A JSON value as parsed from, or written to, the wire (RFC 8259).
+///
+/// Activity attributes and content states are kept as `JSONValue`, validated and normalised by their
+/// ``ActivityKind``, so that the engine stays independent of any one kind of activity.
+/// Numbers are `Double` (JSON has one number type).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+}
+
+// MARK: - Parsing and writing
+
+extension JSONValue {
+    /// Parses one JSON text.
+    ///
+    /// - Parameter bytes: UTF-8 JSON text.
+    /// - Returns: the parsed value.
+    /// - Throws: ``ProtocolError`` with code `invalid_json` and the parser's reason.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw ProtocolError(.invalidJSON, field: nil, message: "message is not valid JSON: \(describe(error))")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .dataCorrupted(let context): return context.underlyingError.map { "\($0)" } ?? context.debugDescription
+            default: return "\(decoding)"
+            }
+        }
+        return "\(error)"
+    }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value.
+    /// - Throws: `DecodingError` if the input is not JSON.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 9.0e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+// MARK: - Describing
+
+extension JSONValue {
+    /// The JSON type name, for error messages: `null`, `boolean`, `number`, `string`, `array` or `object`.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One kind of Live Activity: its `ActivityAttributes` and `ContentState`, and how to validate them.
+///
+/// A kind is one Swift file (see ``WorkoutActivity``) plus its layouts in `Public/`; registering it in
+/// ``ActivityKinds/all`` is all it takes to add one.
+public protocol ActivityKind: Sendable {
+    /// The `attributesType` name on the wire, e.g. `"workout"`.
+    static var attributesType: String { get }
+
+    /// Validates and normalises the fixed attributes.
+    /// - Parameters:
+    ///   - value: the `attributes` field as received.
+    ///   - field: its dotted path, for error messages.
+    /// - Returns: the normalised attributes, as they are stored and sent.
+    /// - Throws: ``ProtocolError`` naming the bad field.
+    static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue
+
+    /// Validates and normalises a `ContentState`.
+    /// - Returns: the normalised state and the countdown it holds, if any.
+    /// - Throws: ``ProtocolError`` naming the bad field.
+    static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?)
+
+    /// The state for the `durationSeconds` shortcut: a countdown from `now` to `now + seconds`.
+    /// - Returns: `nil` when the kind has no countdown (the shortcut is then refused).
+    static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)?
+}
+
+/// The registry of built-in activity kinds.
+public enum ActivityKinds {
+    /// Every kind the server accepts.
+    public static let all: [any ActivityKind.Type] = [WorkoutActivity.self]
+
+    /// The kind named `attributesType`.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming the known kinds.
+    public static func kind(named attributesType: String, field: String) throws(ProtocolError) -> any ActivityKind.Type {
+        if let kind = all.first(where: { $0.attributesType == attributesType }) { return kind }
+        let known = all.map { "\"\($0.attributesType)\"" }.joined(separator: ", ")
+        throw ProtocolError.invalid(field, "unknown attributes type \"\(attributesType)\"; known types: \(known)")
+    }
+}

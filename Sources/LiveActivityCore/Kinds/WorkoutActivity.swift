@@ -1,0 +1,64 @@
+import Foundation
+
+/// The reference app's workout activity.
+///
+/// - Attributes: `{"workout": "jogging" | "aerobics" | "yoga"}`; the seed app's integer raw values
+///   0 / 1 / 2 are accepted on input and written as strings.
+/// - ContentState: `{"workoutTimer": {"start": ISO-8601, "end": ISO-8601}}`, a countdown range.
+public enum WorkoutActivity: ActivityKind {
+    /// The kinds of workout, in the seed app's raw-value order.
+    public enum Workout: String, Sendable, CaseIterable {
+        case jogging, aerobics, yoga
+
+        /// The seed app's integer raw value: 0, 1 or 2.
+        public var index: Int { Self.allCases.firstIndex(of: self)! }
+    }
+
+    public static let attributesType = "workout"
+
+    public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
+        let reader = try FieldReader(value, path: field)
+        let key = reader.path("workout")
+        let names = Workout.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let workout: Workout
+        switch try reader.required("workout") {
+        case .string(let name):
+            guard let found = Workout(rawValue: name) else {
+                throw .invalid(key, "unknown workout \"\(name.prefix(40))\"; expected one of \(names) (or 0, 1, 2)")
+            }
+            workout = found
+        case .number(let number):
+            guard number.rounded() == number, number >= 0, Int(number) < Workout.allCases.count else {
+                throw .invalid(key, "raw value \(number) is not 0 (jogging), 1 (aerobics) or 2 (yoga)")
+            }
+            workout = Workout.allCases[Int(number)]
+        case let other:
+            throw .wrongType(key, expected: "one of \(names) or 0, 1, 2", got: other)
+        }
+        return .object(["workout": .string(workout.rawValue)])
+    }
+
+    public static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+        let reader = try FieldReader(value, path: field)
+        guard let range = try reader.object("workoutTimer") else { throw .missing(reader.path("workoutTimer")) }
+        guard let start = try range.date("start") else { throw .missing(range.path("start")) }
+        guard let end = try range.date("end") else { throw .missing(range.path("end")) }
+        guard end >= start else {
+            throw .invalid(range.path("end"), "must not be before \(range.path("start")) (\(ISODate.format(start)))")
+        }
+        let timer = TimerRange(start: start, end: end)
+        return (encode(timer), timer)
+    }
+
+    public static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
+        let timer = TimerRange(start: now, end: now.addingTimeInterval(seconds))
+        return (encode(timer), timer)
+    }
+
+    private static func encode(_ timer: TimerRange) -> JSONValue {
+        .object(["workoutTimer": .object([
+            "start": .string(ISODate.format(timer.start)),
+            "end": .string(ISODate.format(timer.end)),
+        ])])
+    }
+}

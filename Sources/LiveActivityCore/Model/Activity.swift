@@ -1,0 +1,61 @@
+import Foundation
+
+/// One Live Activity: fixed attributes, dynamic content and where it is in its life.
+///
+/// Mirrors ActivityKit's `Activity<Attributes>` (https://developer.apple.com/documentation/activitykit/activity).
+/// Encoded as the protocol's activity object (see docs/PROTOCOL.md).
+public struct Activity: Sendable, Hashable, Encodable {
+    /// Server-assigned identifier (a UUID string).
+    public var id: String
+    /// The ``ActivityKind/attributesType`` name, e.g. `"workout"`.
+    public var attributesType: String
+    /// The fixed `ActivityAttributes`, normalised by the kind.
+    public var attributes: JSONValue
+    /// The current content.
+    public var content: ActivityContent
+    /// The countdown read from `content.state`, if the kind has one.
+    public var timer: TimerRange?
+    /// Lifecycle state.
+    public var activityState: ActivityState
+    /// When the activity started (UTC).
+    public var startDate: Date
+    /// When it ended (UTC), `nil` while running.
+    public var endDate: Date?
+    /// When it is or was dismissed (UTC), `nil` while running.
+    public var dismissalDate: Date?
+    /// Whether `timerFinished` has been sent for the current timer.
+    public var timerFinished: Bool
+
+    /// Creates an activity.
+    public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
+                activityState: ActivityState = .active, startDate: Date, endDate: Date? = nil,
+                dismissalDate: Date? = nil, timerFinished: Bool = false) {
+        self.id = id
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.content = content
+        self.timer = timer
+        self.activityState = activityState
+        self.startDate = startDate
+        self.endDate = endDate
+        self.dismissalDate = dismissalDate
+        self.timerFinished = timerFinished
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate
+    }
+
+    /// Encodes the protocol's activity object; absent dates are written as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(attributesType, forKey: .attributesType)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(content, forKey: .content)
+        try container.encode(activityState, forKey: .activityState)
+        try container.encode(startDate, forKey: .startDate)
+        try container.encode(endDate, forKey: .endDate)
+        try container.encode(dismissalDate, forKey: .dismissalDate)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+/// A message from a client, parsed and validated (see docs/PROTOCOL.md, "Client → server").
+public struct ClientMessage: Sendable {
+    /// What the client asks for.
+    public enum Command: Sendable {
+        /// `start`: request a new activity.
+        case start(StartCommand)
+        /// `update`: replace an activity's content.
+        case update(UpdateCommand)
+        /// `end` / `stop`: end one or all activities.
+        case end(EndCommand)
+        /// `list`: send a snapshot.
+        case list
+    }
+
+    /// The client's `requestId` (string or number), echoed in `ack` / `error`; `nil` when absent.
+    public var requestId: JSONValue?
+    /// The command, or why it was refused.
+    public var command: Result<Command, ProtocolError>
+
+    /// Every `type` the server accepts.
+    public static let types = ["start", "update", "end", "stop", "list"]
+
+    /// Parses one text frame.
+    ///
+    /// Never throws: a bad message yields `command = .failure(error)`, keeping the `requestId` when it
+    /// could be read, so the error can be matched to its request.
+    /// - Parameter bytes: the UTF-8 payload of one complete WebSocket text message.
+    public static func parse(_ bytes: some Collection<UInt8>) -> ClientMessage {
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch { return ClientMessage(requestId: nil, command: .failure(error)) }
+        var requestId: JSONValue?
+        if case .object(let object) = value, let id = object["requestId"] {
+            switch id {
+            case .string, .number: requestId = id
+            case .null: requestId = nil
+            default:
+                return ClientMessage(requestId: nil, command: .failure(.wrongType("requestId", expected: "a string or a number", got: id)))
+            }
+        }
+        do {
+            return ClientMessage(requestId: requestId, command: .success(try command(from: value)))
+        } catch {
+            return ClientMessage(requestId: requestId, command: .failure(error))
+        }
+    }
+
+    private static func command(from value: JSONValue) throws(ProtocolError) -> Command {
+        let message = try FieldReader(value, path: "")
+        guard let type = try message.string("type", maxLength: 64) else { throw .missing("type") }
+        switch type {
+        case "start": return .start(try StartCommand(message))
+        case "update": return .update(try UpdateCommand(message))
+        case "end", "stop": return .end(try EndCommand(message))
+        case "list": return .list
+        default:
+            throw ProtocolError(.unknownType, field: "type",
+                                message: "type: unknown message type \"\(type)\"; expected one of \(types.joined(separator: ", "))")
+        }
+    }
+}
+
+/// How a request gives new content: in full, or by the `durationSeconds` shortcut.
+public enum ContentInput: Sendable {
+    /// A whole `ActivityContent` object, validated against the activity's kind when applied.
+    case content(JSONValue, field: String)
+    /// A countdown of this many seconds from now; the stale date is the countdown's end.
+    case duration(TimeInterval, relevanceScore: Double)
+
+    /// Longest countdown the shortcut accepts, in seconds (the 8-hour activity lifetime).
+    public static let maximumDuration = Lifetime.maximumActive
+
+    static func read(from message: FieldReader) throws(ProtocolError) -> ContentInput? {
+        if let content = message.value("content") {
+            return .content(content, field: message.path("content"))
+        }
+        guard let seconds = try message.number("durationSeconds") else { return nil }
+        guard seconds > 0, seconds <= maximumDuration else {
+            throw .invalid(message.path("durationSeconds"), "must be more than 0 and at most \(Int(maximumDuration)) seconds, got \(seconds)")
+        }
+        return .duration(seconds, relevanceScore: try message.number("relevanceScore") ?? 0)
+    }
+
+    /// Resolves the input into content for an activity of `kind`.
+    /// - Parameter now: the current time (UTC), the start of a `duration` countdown.
+    /// - Throws: ``ProtocolError`` naming the bad field.
+    public func resolve(for kind: any ActivityKind.Type, now: Date) throws(ProtocolError) -> (ActivityContent, TimerRange?) {
+        switch self {
+        case .duration(let seconds, let relevance):
+            guard let (state, timer) = kind.state(counting: seconds, from: now) else {
+                throw .invalid("durationSeconds", "\(kind.attributesType) activities have no countdown; send content")
+            }
+            return (ActivityContent(state: state, staleDate: timer.end, relevanceScore: relevance), timer)
+        case .content(let value, let field):
+            let content = try FieldReader(value, path: field)
+            let (state, timer) = try kind.state(from: try content.required("state"), field: content.path("state"))
+            try ContentLimits.check(state: state, field: content.path("state"))
+            let staleDate = try content.date("staleDate")
+            let relevance = try content.number("relevanceScore") ?? 0
+            return (ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevance), timer)
+        }
+    }
+}
+
+/// Size limits on content, as ActivityKit enforces them.
+public enum ContentLimits {
+    /// Largest encoded `ContentState`, in bytes (ActivityKit: "must not exceed 4 KB").
+    public static let maximumStateBytes = 4096
+
+    static func check(state: JSONValue, field: String) throws(ProtocolError) {
+        let size = (try? MessageEncoder.encoder.encode(state).count) ?? 0
+        if size > maximumStateBytes {
+            throw ProtocolError(.limitExceeded, field: field,
+                                message: "\(field): content state is \(size) bytes encoded; the limit is \(maximumStateBytes)")
+        }
+    }
+}
+
+/// `start`: request a new activity.
+public struct StartCommand: Sendable {
+    /// The kind named by `attributesType` (default `workout`).
+    public var kind: any ActivityKind.Type
+    /// The normalised attributes.
+    public var attributes: JSONValue
+    /// The initial content.
+    public var content: ContentInput
+
+    init(_ message: FieldReader) throws(ProtocolError) {
+        let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.attributesType
+        kind = try ActivityKinds.kind(named: typeName, field: "attributesType")
+        attributes = try kind.attributes(from: try message.required("attributes"), field: "attributes")
+        guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
+        self.content = content
+    }
+}
+
+/// `update`: replace an activity's content, optionally with an alert.
+public struct UpdateCommand: Sendable {
+    /// The activity to update.
+    public var activityId: String
+    /// The new content.
+    public var content: ContentInput
+    /// The alert to show with it, if any.
+    public var alert: AlertConfiguration?
+
+    init(_ message: FieldReader) throws(ProtocolError) {
+        guard let id = try message.string("activityId", maxLength: 128) else { throw .missing("activityId") }
+        activityId = id
+        guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
+        self.content = content
+        if let alert = try message.object("alert") {
+            guard let title = try alert.string("title", maxLength: 256) else { throw .missing(alert.path("title")) }
+            guard let body = try alert.string("body", maxLength: 1024) else { throw .missing(alert.path("body")) }
+            self.alert = AlertConfiguration(title: title, body: body, sound: try alert.string("sound", maxLength: 256))
+        }
+    }
+}
+
+/// `end` / `stop`: end one activity or all of them.
+public struct EndCommand: Sendable {
+    /// Which activities to end.
+    public enum Target: Sendable, Equatable {
+        /// The activity with this id.
+        case one(String)
+        /// Every activity not yet dismissed.
+        case all
+    }
+
+    /// Which activities to end.
+    public var target: Target
+    /// Final content, if given.
+    public var content: ContentInput?
+    /// When to dismiss; `.default` when absent.
+    public var dismissalPolicy: DismissalPolicy
+
+    init(_ message: FieldReader) throws(ProtocolError) {
+        if try message.bool("all") == true {
+            target = .all
+        } else if let id = try message.string("activityId", maxLength: 128) {
+            target = .one(id)
+        } else {
+            throw ProtocolError(.missingField, field: "activityId", message: "activityId: required field is missing (or send \"all\": true)")
+        }
+        content = try ContentInput.read(from: message)
+        dismissalPolicy = try Self.policy(message)
+    }
+
+    private static func policy(_ message: FieldReader) throws(ProtocolError) -> DismissalPolicy {
+        let field = message.path("dismissalPolicy")
+        switch message.value("dismissalPolicy") {
+        case nil: return .default
+        case .string("default"): return .default
+        case .string("immediate"): return .immediate
+        case .object:
+            let after = try message.object("dismissalPolicy")!
+            guard let date = try after.date("after") else { throw .missing(after.path("after")) }
+            return .after(date)
+        case let other?:
+            throw .invalid(field, "expected \"default\", \"immediate\" or {\"after\": ISO-8601 date}, got \(FieldReader.show(other))")
+        }
+    }
+}

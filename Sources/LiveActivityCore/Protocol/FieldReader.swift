@@ -1,0 +1,87 @@
+import Foundation
+
+/// Typed, path-aware reads from a JSON object, for validating client messages.
+///
+/// Every error names the dotted path of the field (`content.state.workoutTimer.start`).
+public struct FieldReader: Sendable {
+    /// The object being read.
+    public let object: [String: JSONValue]
+    /// Dotted path of this object; empty at the message's top level.
+    public let path: String
+
+    /// Wraps a value that must be an object.
+    /// - Throws: ``ProtocolError`` `invalid_field` (or `invalid_json` at the top level) when it is not an object.
+    public init(_ value: JSONValue, path: String) throws(ProtocolError) {
+        guard case .object(let object) = value else {
+            if path.isEmpty {
+                throw ProtocolError(.invalidJSON, field: nil, message: "message must be a JSON object, got \(value.typeName)")
+            }
+            throw ProtocolError.wrongType(path, expected: "an object", got: value)
+        }
+        self.object = object
+        self.path = path
+    }
+
+    /// The dotted path of `key` inside this object.
+    public func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The raw value of `key`, treating JSON `null` as absent.
+    public func value(_ key: String) -> JSONValue? {
+        guard let value = object[key], value != .null else { return nil }
+        return value
+    }
+
+    /// Fails with `missing_field` when `key` is absent or null.
+    public func required(_ key: String) throws(ProtocolError) -> JSONValue {
+        guard let value = value(key) else { throw .missing(path(key)) }
+        return value
+    }
+
+    /// A string, or `nil` when absent.
+    /// - Parameter maxLength: longest accepted length, in characters.
+    public func string(_ key: String, maxLength: Int = 1024) throws(ProtocolError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw .wrongType(path(key), expected: "a string", got: value) }
+        guard text.count <= maxLength else { throw .invalid(path(key), "longer than \(maxLength) characters") }
+        return text
+    }
+
+    /// A finite number, or `nil` when absent.
+    public func number(_ key: String) throws(ProtocolError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value, number.isFinite else {
+            throw .wrongType(path(key), expected: "a number", got: value)
+        }
+        return number
+    }
+
+    /// A boolean, or `nil` when absent.
+    public func bool(_ key: String) throws(ProtocolError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw .wrongType(path(key), expected: "a boolean", got: value) }
+        return flag
+    }
+
+    /// An ISO-8601 date string, or `nil` when absent or null.
+    public func date(_ key: String) throws(ProtocolError) -> Date? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value, let date = ISODate.parse(text) else {
+            throw .invalid(path(key), "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(Self.show(value))")
+        }
+        return date
+    }
+
+    /// A nested object, or `nil` when absent.
+    public func object(_ key: String) throws(ProtocolError) -> FieldReader? {
+        guard let value = value(key) else { return nil }
+        return try FieldReader(value, path: path(key))
+    }
+
+    static func show(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): "\"\(text.prefix(40))\""
+        case .number(let number): "\(number)"
+        default: value.typeName
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// The one JSON configuration for everything the server writes: dates as ISO-8601 UTC with milliseconds,
+/// keys sorted so that equal messages are equal bytes.
+enum MessageEncoder {
+    /// A configured encoder. `JSONEncoder` is safe to use from several threads once configured.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ISODate.format(date))
+        }
+        return encoder
+    }()
+}

@@ -1,0 +1,54 @@
+/// A request the server refuses, as sent to the client in an `error` message.
+///
+/// `field` is the dotted path of the offending field (`content.state.workoutTimer.end`) when there is one,
+/// and `message` is a sentence for people that starts with that path.
+public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The machine-readable reason, sent as the `code` string.
+    public enum Code: String, Sendable {
+        /// The frame is not JSON, or not a JSON object.
+        case invalidJSON = "invalid_json"
+        /// `type` names no known message.
+        case unknownType = "unknown_type"
+        /// A required field is absent.
+        case missingField = "missing_field"
+        /// A field has the wrong type or an unacceptable value.
+        case invalidField = "invalid_field"
+        /// `activityId` names no activity (never started, or already dismissed).
+        case unknownActivity = "unknown_activity"
+        /// The activity has ended; ActivityKit ignores updates to ended activities.
+        case activityEnded = "activity_ended"
+        /// A size or count limit was reached.
+        case limitExceeded = "limit_exceeded"
+        /// A binary frame arrived where the protocol only uses text frames.
+        case unsupportedFrame = "unsupported_frame"
+    }
+
+    /// The reason code.
+    public var code: Code
+    /// Dotted path of the offending field, if any.
+    public var field: String?
+    /// Human-readable explanation naming the field.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, field: String?, message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    /// `field: message`.
+    public var description: String { message }
+
+    static func missing(_ field: String) -> ProtocolError {
+        ProtocolError(.missingField, field: field, message: "\(field): required field is missing")
+    }
+
+    static func invalid(_ field: String, _ reason: String) -> ProtocolError {
+        ProtocolError(.invalidField, field: field, message: "\(field): \(reason)")
+    }
+
+    static func wrongType(_ field: String, expected: String, got value: JSONValue) -> ProtocolError {
+        invalid(field, "expected \(expected), got \(value.typeName)")
+    }
+}

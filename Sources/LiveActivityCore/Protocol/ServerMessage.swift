@@ -1,0 +1,71 @@
+import Foundation
+
+/// A message from the server (see docs/PROTOCOL.md, "Server → client"), encoded once into the bytes of one
+/// text frame, whatever the number of clients it goes to.
+public enum ServerMessage: Sendable {
+    /// On connect and in reply to `list`: every activity not dismissed, in presentation order.
+    case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity])
+    /// After every change.
+    case activity(ActivityEvent, serverTime: Date)
+    /// Once per second while a countdown runs.
+    case tick(Tick)
+    /// A request was accepted; `activityIds` is set for `end` with `all`.
+    case ack(requestId: JSONValue?, activityId: String?, activityIds: [String]?)
+    /// A request was refused.
+    case error(requestId: JSONValue?, ProtocolError)
+
+    /// The UTF-8 JSON text of the message.
+    public func encoded() -> [UInt8] {
+        do {
+            return Array(try MessageEncoder.encoder.encode(Wire(self)))
+        } catch {
+            // Only non-finite numbers can fail, and validation refuses them; keep the connection useful anyway.
+            return Array(#"{"type":"error","code":"internal","message":"could not encode a message"}"#.utf8)
+        }
+    }
+}
+
+/// The JSON shape of each ``ServerMessage``.
+private struct Wire: Encodable {
+    let message: ServerMessage
+    init(_ message: ServerMessage) { self.message = message }
+
+    private enum Key: String, CodingKey {
+        case type, requestId, serverTime, sequence, activities, event, activity, alert, timers
+        case activityId, activityIds, code, field, message
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        switch message {
+        case .snapshot(let requestId, let serverTime, let sequence, let activities):
+            try c.encode("snapshot", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(serverTime, forKey: .serverTime)
+            try c.encode(sequence, forKey: .sequence)
+            try c.encode(activities, forKey: .activities)
+        case .activity(let event, let serverTime):
+            try c.encode("activity", forKey: .type)
+            try c.encode(event.kind.rawValue, forKey: .event)
+            try c.encode(event.sequence, forKey: .sequence)
+            try c.encode(serverTime, forKey: .serverTime)
+            try c.encode(event.activity, forKey: .activity)
+            try c.encodeIfPresent(event.alert, forKey: .alert)
+        case .tick(let tick):
+            try c.encode("tick", forKey: .type)
+            try c.encode(tick.serverTime, forKey: .serverTime)
+            try c.encode(tick.timers, forKey: .timers)
+        case .ack(let requestId, let activityId, let activityIds):
+            try c.encode("ack", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encodeIfPresent(activityId, forKey: .activityId)
+            try c.encodeIfPresent(activityIds, forKey: .activityIds)
+        case .error(let requestId, let error):
+            try c.encode("error", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(error.code.rawValue, forKey: .code)
+            try c.encodeIfPresent(error.field, forKey: .field)
+            try c.encode(error.message, forKey: .message)
+        }
+    }
+}

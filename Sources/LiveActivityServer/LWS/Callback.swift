@@ -1,0 +1,33 @@
+import CLibWebSockets
+
+/// The one libwebsockets protocol callback, for WebSocket and HTTP alike (our protocol is protocols[0],
+/// so clients that ask for no subprotocol are bound to it). Recovers the server from the context's user
+/// pointer and hands each reason to it; everything else goes to `lws_callback_http_dummy`, which serves
+/// the static-file mount. Runs on the service thread.
+func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                          _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+    let server = Unmanaged<LiveActivityServer>.fromOpaque(owner).takeUnretainedValue()
+    switch reason {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return server.acceptsUpgrade(wsi) ? 0 : 1
+    case LWS_CALLBACK_ESTABLISHED:
+        guard let user else { return -1 }
+        server.sessionOpened(wsi, sessionData: user)
+        return 0
+    case LWS_CALLBACK_RECEIVE:
+        guard let id = user?.load(as: UInt64.self) else { return -1 }
+        let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        return server.received(bytes, session: id, wsi: wsi)
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        guard let id = user?.load(as: UInt64.self) else { return 0 }
+        return server.writable(session: id, wsi: wsi)
+    case LWS_CALLBACK_CLOSED:
+        if let id = user?.load(as: UInt64.self) { server.sessionClosed(id) }
+        return 0
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+}

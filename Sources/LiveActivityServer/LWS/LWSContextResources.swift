@@ -1,0 +1,79 @@
+import CLibWebSockets
+import Foundation
+
+/// The C memory libwebsockets keeps pointers into for the whole life of a context: the protocols table,
+/// the extensions table, the static-file mount, its extra MIME types and their strings.
+///
+/// Allocated once, before `lws_create_context`; freed in `deinit`, which must run only after
+/// `lws_context_destroy`.
+final class LWSContextResources {
+    /// The WebSocket subprotocol name; clients that ask for none are bound to it too (it is protocols[0]).
+    static let subprotocol = "liveactivity.v1"
+
+    /// MIME types lws 4.1 does not know (it answers 415 for them otherwise).
+    static let extraMimeTypes: [(String, String)] = [
+        (".mjs", "text/javascript"), (".map", "application/json"), (".webp", "image/webp"),
+        (".webmanifest", "application/manifest+json"), (".wasm", "application/wasm"),
+    ]
+
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    let protocols: UnsafeMutablePointer<lws_protocols>
+    let extensions: UnsafeMutablePointer<lws_extension>
+    let mount: UnsafeMutablePointer<lws_http_mount>
+    private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
+
+    /// - Parameter publicDirectory: absolute path of the folder served at `/`.
+    init(publicDirectory: String) {
+        protocols = .allocate(capacity: 2)
+        extensions = .allocate(capacity: 2)
+        mount = .allocate(capacity: 1)
+        mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
+
+        var webSocket = lws_protocols()
+        webSocket.name = UnsafePointer(keep(Self.subprotocol))
+        webSocket.callback = liveActivityCallback
+        webSocket.per_session_data_size = MemoryLayout<UInt64>.size
+        webSocket.rx_buffer_size = 0
+        protocols.initialize(to: webSocket)
+        (protocols + 1).initialize(to: lws_protocols())
+
+        var deflate = lws_extension()
+        deflate.name = UnsafePointer(keep("permessage-deflate"))
+        deflate.callback = lws_extension_callback_pm_deflate
+        deflate.client_offer = UnsafePointer(keep("permessage-deflate; client_no_context_takeover; client_max_window_bits"))
+        extensions.initialize(to: deflate)
+        (extensions + 1).initialize(to: lws_extension())
+
+        for (index, (suffix, type)) in Self.extraMimeTypes.enumerated() {
+            var option = lws_protocol_vhost_options()
+            option.next = index + 1 < Self.extraMimeTypes.count ? UnsafePointer(mimeTypes + index + 1) : nil
+            option.name = UnsafePointer(keep(suffix))
+            option.value = UnsafePointer(keep(type))
+            (mimeTypes + index).initialize(to: option)
+        }
+
+        var files = lws_http_mount()
+        files.mountpoint = UnsafePointer(keep("/"))
+        files.mountpoint_len = 1
+        files.origin = UnsafePointer(keep(publicDirectory))
+        files.def = UnsafePointer(keep("index.html"))
+        files.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
+        files.extra_mimetypes = UnsafePointer(mimeTypes)
+        mount.initialize(to: files)
+    }
+
+    /// Copies a string into C memory owned by this object.
+    func keep(_ text: String) -> UnsafeMutablePointer<CChar> {
+        let copy = strdup(text)!
+        strings.append(copy)
+        return copy
+    }
+
+    deinit {
+        protocols.deallocate()
+        extensions.deallocate()
+        mount.deallocate()
+        mimeTypes.deallocate()
+        for string in strings { free(string) }
+    }
+}

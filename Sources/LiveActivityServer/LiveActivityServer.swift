@@ -1,0 +1,165 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+import Synchronization
+
+/// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
+///
+/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``, the
+/// store and the sessions. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
+/// which hand over through atomics and `lws_cancel_service`.
+public final class LiveActivityServer: @unchecked Sendable {
+    /// The configuration it was created with.
+    public let configuration: ServerConfiguration
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    // MARK: Cross-thread state
+
+    private let stopRequested = Atomic<Bool>(false)
+    /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
+    private let liveContext = Mutex<ContextHandle?>(nil)
+    private let startupResult = Mutex<Result<Int, ServerError>?>(nil)
+    private let started = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    // MARK: Service-thread state
+
+    var center: ActivityCenter
+    let store: any ActivityStore
+    var sessions: [UInt64: Session] = [:]
+    var nextSessionID: UInt64 = 1
+    var context: OpaquePointer?
+    var timer: ServiceTimer?
+    /// Our WebSocket protocol's entry in the lws table.
+    var webSocketProtocol: UnsafePointer<lws_protocols>?
+    /// Unix time (seconds) of the next whole-second tick.
+    var tickDue: TimeInterval = 0
+    var shuttingDown = false
+
+    /// Creates a server; nothing listens until ``start()``.
+    /// - Parameters:
+    ///   - configuration: where to listen, what to serve, limits.
+    ///   - store: where activities and events are kept; loaded at start.
+    ///   - logger: where diagnostics go.
+    ///   - clock: the current time (UTC); tests may inject their own.
+    /// - Throws: the store's error when it cannot be loaded.
+    public init(configuration: ServerConfiguration, store: any ActivityStore = InMemoryActivityStore(),
+                logger: Logger = Logger(label: "liveactivity"), clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.clock = clock
+        let (activities, sequence) = try store.load()
+        center = ActivityCenter(activities: activities, sequence: sequence,
+                                maximumRunning: configuration.maximumRunningActivities)
+    }
+
+    /// Starts the service thread and returns once the server listens.
+    /// - Returns: the TCP port it listens on (the kernel's pick when the configuration says 0).
+    /// - Throws: ``ServerError`` when the public folder is missing or the address cannot be bound.
+    public func start() throws -> Int {
+        let index = configuration.publicDirectory.appendingPathComponent("index.html").path
+        guard FileManager.default.fileExists(atPath: index) else {
+            throw ServerError.publicDirectory(configuration.publicDirectory.path)
+        }
+        let thread = Thread { [self] in serviceMain() }
+        thread.name = "lws-service"
+        thread.start()
+        started.wait()
+        return try startupResult.withLock { $0! }.get()
+    }
+
+    /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        liveContext.withLock { context in
+            if let context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Blocks until the service thread has stopped and released every connection.
+    public func waitUntilStopped() {
+        finished.wait()
+        finished.signal()
+    }
+
+    // MARK: Service thread
+
+    private func serviceMain() {
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path)
+        var info = lws_context_creation_info()
+        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+            | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.uid = -1
+        info.gid = -1
+        guard let context = lws_create_context(&info) else {
+            finishStartup(.failure(.context))
+            return
+        }
+        self.context = context
+        webSocketProtocol = UnsafePointer(resources.protocols)
+        let host = resources.keep(configuration.host)
+        info.port = Int32(configuration.port)
+        info.iface = UnsafePointer(host)
+        info.protocols = UnsafePointer(resources.protocols)
+        info.extensions = UnsafePointer(resources.extensions)
+        info.mounts = UnsafePointer(resources.mount)
+        info.vhost_name = UnsafePointer(resources.keep("default"))
+        guard let vhost = lws_create_vhost(context, &info) else {
+            lws_context_destroy(context)
+            finishStartup(.failure(.listen(host: configuration.host, port: configuration.port)))
+            return
+        }
+        let port = Int(lws_get_vhost_port(vhost))
+        let timer = ServiceTimer(server: self)
+        self.timer = timer
+        liveContext.withLock { $0 = ContextHandle(pointer: context) }
+        finishStartup(.success(port))
+        logger.info("listening", ["host": configuration.host, "port": "\(port)",
+                                  "public": configuration.publicDirectory.path])
+        timerFired()
+
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            if lws_service(context, 0) < 0 { break }
+        }
+        closeAllSessions()
+        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
+        while !sessions.isEmpty, Date() < deadline {
+            if lws_service(context, 0) < 0 { break }
+        }
+        timer.cancel()
+        liveContext.withLock { $0 = nil }
+        lws_context_destroy(context)
+        self.context = nil
+        self.timer = nil
+        webSocketProtocol = nil
+        sessions.removeAll()
+        withExtendedLifetime(resources) {}
+        logger.info("stopped")
+        finished.signal()
+    }
+
+    private func finishStartup(_ result: Result<Int, ServerError>) {
+        startupResult.withLock { $0 = result }
+        started.signal()
+        if case .failure = result { finished.signal() }
+    }
+
+    /// Sends every client a close frame with 1001 (going away). Service thread only.
+    private func closeAllSessions() {
+        shuttingDown = true
+        for session in sessions.values {
+            session.closing = (LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down")
+            lws_callback_on_writable(session.wsi)
+        }
+    }
+}
+
+/// An lws context pointer that may cross threads, for `lws_cancel_service` only (the one lws call that is
+/// safe from any thread).
+private struct ContextHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,100 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+
+/// Requests, events, broadcasts and the clock. Service thread only.
+extension LiveActivityServer {
+    /// Answers one parsed client message: `ack` / `error` to the sender, events to everyone.
+    func handle(_ message: ClientMessage, from session: Session) {
+        let command: ClientMessage.Command
+        switch message.command {
+        case .failure(let error):
+            send(.error(requestId: message.requestId, error), to: session)
+            return
+        case .success(.list):
+            send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
+                           activities: center.ordered), to: session)
+            return
+        case .success(let accepted):
+            command = accepted
+        }
+        let now = clock()
+        var next = center
+        let outcome: ActivityCenter.Outcome
+        do {
+            outcome = try next.apply(command, now: now, newID: { UUID().uuidString })
+        } catch {
+            send(.error(requestId: message.requestId, error), to: session)
+            return
+        }
+        guard commit(next, outcome.events) else {
+            send(.error(requestId: message.requestId, ProtocolError(.limitExceeded, field: nil,
+                 message: "the store could not record the change; nothing was changed")), to: session)
+            return
+        }
+        send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
+        broadcast(outcome.events, at: now)
+        scheduleTimer(now: now)
+    }
+
+    /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.
+    /// - Returns: whether the change was recorded.
+    func commit(_ next: ActivityCenter, _ events: [ActivityEvent]) -> Bool {
+        if !events.isEmpty {
+            do {
+                try store.record(events)
+            } catch {
+                logger.error("store failed; change refused", ["error": "\(error)"])
+                return false
+            }
+        }
+        center = next
+        return true
+    }
+
+    /// Sends each event to every client: encoded once, the same bytes queued for all.
+    func broadcast(_ events: [ActivityEvent], at now: Date) {
+        guard !events.isEmpty else { return }
+        for event in events {
+            let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
+            for session in sessions.values { enqueue(frame, to: session) }
+            logger.debug("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
+                                   "activity.id": event.activity.id])
+        }
+        requestWritableForAll()
+    }
+
+    /// Sends the tick to every client, replacing any tick a slow client has not taken yet.
+    func broadcast(_ tick: Tick) {
+        let frame = Frame(ServerMessage.tick(tick).encoded())
+        for session in sessions.values where session.closing == nil { session.pendingTick = frame }
+        requestWritableForAll()
+    }
+
+    private func requestWritableForAll() {
+        guard let context, let webSocketProtocol else { return }
+        lws_callback_on_writable_all_protocol(context, webSocketProtocol)
+    }
+
+    /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.
+    func timerFired() {
+        let now = clock()
+        var next = center
+        let events = next.advance(to: now)
+        if commit(next, events) { broadcast(events, at: now) }
+        let seconds = now.timeIntervalSince1970
+        if seconds + 0.005 >= tickDue {
+            if let tick = center.tick(at: now) { broadcast(tick) }
+            tickDue = (seconds + 0.005).rounded(.down) + 1
+        }
+        scheduleTimer(now: now)
+    }
+
+    /// Schedules the timer for the next whole second or the next deadline, whichever comes first.
+    func scheduleTimer(now: Date) {
+        guard let context, let timer else { return }
+        var due = tickDue
+        if let deadline = center.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
+        timer.schedule(in: context, after: due - now.timeIntervalSince1970)
+    }
+}

@@ -1,0 +1,61 @@
+import CLibWebSockets
+
+/// One connected WebSocket client. Owned and touched only by the service thread.
+final class Session {
+    /// Server-assigned id, also stored in the lws per-session data.
+    let id: UInt64
+    /// The lws connection; valid until the CLOSED callback.
+    let wsi: OpaquePointer
+    /// Frames waiting for WRITEABLE, oldest first, from `head`.
+    private var outbox: [Frame] = []
+    private var head = 0
+    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
+    var pendingTick: Frame?
+    /// The message being received, across fragments.
+    var incoming: [UInt8] = []
+    /// Set once a message went over the size limit; every later fragment is refused.
+    var refusedOversizedMessage = false
+    /// Close code and reason to send once the outbox is written (1001 at shutdown).
+    var closing: (code: lws_close_status, reason: String)?
+
+    init(id: UInt64, wsi: OpaquePointer) {
+        self.id = id
+        self.wsi = wsi
+    }
+
+    /// Frames queued and not yet written (ticks excluded).
+    var queued: Int { outbox.count - head }
+
+    /// Queues a frame; the caller asks lws for WRITEABLE.
+    func enqueue(_ frame: Frame) {
+        outbox.append(frame)
+    }
+
+    /// The next frame to write: queued messages first, then the latest tick.
+    func next() -> Frame? {
+        if head < outbox.count {
+            let frame = outbox[head]
+            head += 1
+            if head == outbox.count {
+                outbox.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 1024 {
+                outbox.removeFirst(head)
+                head = 0
+            }
+            return frame
+        }
+        defer { pendingTick = nil }
+        return pendingTick
+    }
+
+    /// Drops everything not yet written (before closing with an error code).
+    func discardOutbox() {
+        outbox.removeAll()
+        head = 0
+        pendingTick = nil
+    }
+
+    /// Whether anything is left to write.
+    var hasPending: Bool { head < outbox.count || pendingTick != nil }
+}
