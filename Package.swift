@@ -29,9 +29,15 @@ let package = Package(
             dependencies: ["LiveActivityCore", "CLibWebSockets"],
             swiftSettings: swiftSettings
         ),
+        // Script client: the protocol over a libwebsockets client connection.
+        .target(
+            name: "LiveActivityClient",
+            dependencies: ["LiveActivityCore", "CLibWebSockets"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "liveactivity",
-            dependencies: ["LiveActivityServer", "LiveActivityCore"],
+            dependencies: ["LiveActivityServer", "LiveActivityClient", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

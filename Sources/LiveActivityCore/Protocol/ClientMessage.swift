@@ -94,8 +94,9 @@ public enum ContentInput: Sendable {
             return (ActivityContent(state: state, staleDate: timer.end, relevanceScore: relevance), timer)
         case .content(let value, let field):
             let content = try FieldReader(value, path: field)
-            let (state, timer) = try kind.state(from: try content.required("state"), field: content.path("state"))
-            try ContentLimits.check(state: state, field: content.path("state"))
+            let received = try content.required("state")
+            try ContentLimits.check(state: received, field: content.path("state"))
+            let (state, timer) = try kind.state(from: received, field: content.path("state"))
             let staleDate = try content.date("staleDate")
             let relevance = try content.number("relevanceScore") ?? 0
             return (ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevance), timer)

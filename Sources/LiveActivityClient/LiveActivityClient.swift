@@ -1,0 +1,1 @@
+// The script client's WebSocket connection (libwebsockets client API). Being written.

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import LiveActivityCore
+
+/// Parsing client messages: every bad input gets an error naming its field.
+struct MessageTests {
+    private func parseError(_ json: String) -> ProtocolError? {
+        if case .failure(let error) = ClientMessage.parse(Array(json.utf8)).command { return error }
+        return nil
+    }
+
+    @Test(arguments: [
+        ("not json", ProtocolError.Code.invalidJSON, nil as String?),
+        ("[1,2]", .invalidJSON, nil),
+        (#"{"requestId":"x"}"#, .missingField, "type"),
+        (#"{"type":"dance"}"#, .unknownType, "type"),
+        (#"{"type":7}"#, .invalidField, "type"),
+        (#"{"type":"start","attributes":{"workout":"swimming"},"durationSeconds":5}"#, .invalidField, "attributes.workout"),
+        (#"{"type":"start","attributes":{"workout":7},"durationSeconds":5}"#, .invalidField, "attributes.workout"),
+        (#"{"type":"start","attributes":{},"durationSeconds":5}"#, .missingField, "attributes.workout"),
+        (#"{"type":"start","attributes":{"workout":"yoga"}}"#, .missingField, "content"),
+        (#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":-5}"#, .invalidField, "durationSeconds"),
+        (#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":"abc"}"#, .invalidField, "durationSeconds"),
+        (#"{"type":"start","attributesType":"pizza","attributes":{"workout":"yoga"},"durationSeconds":5}"#, .invalidField, "attributesType"),
+        (#"{"type":"update","durationSeconds":5}"#, .missingField, "activityId"),
+        (#"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"x"}}"#, .missingField, "alert.body"),
+        (#"{"type":"end","activityId":"a","dismissalPolicy":"later"}"#, .invalidField, "dismissalPolicy"),
+        (#"{"type":"end","activityId":"a","dismissalPolicy":{"after":"tomorrow"}}"#, .invalidField, "dismissalPolicy.after"),
+        (#"{"type":"end"}"#, .missingField, "activityId"),
+        (#"{"type":"list","requestId":[1]}"#, .invalidField, "requestId"),
+    ])
+    func badMessagesNameTheirField(json: String, code: ProtocolError.Code, field: String?) throws {
+        let error = try #require(parseError(json))
+        #expect(error.code == code)
+        #expect(error.field == field)
+        if let field { #expect(error.message.hasPrefix(field)) }
+    }
+
+    @Test func contentIsValidatedAgainstTheKind() throws {
+        var center = ActivityCenter()
+        var ids = IDs()
+        let cases: [(String, String)] = [
+            (#"{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"soon"}}}"#, "content.state.workoutTimer.end"),
+            (#"{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T16:00:00Z"}}}"#, "content.state.workoutTimer.end"),
+            (#"{"state":{}}"#, "content.state.workoutTimer"),
+            (#"{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:01:00Z"}},"staleDate":5}"#, "content.staleDate"),
+            (#"{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:01:00Z"}},"relevanceScore":"high"}"#, "content.relevanceScore"),
+            (#"{"staleDate":null}"#, "content.state"),
+            (#""content""#, "content"),
+        ]
+        for (content, field) in cases {
+            do {
+                _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"content":\#(content)}"#, at: t0, ids: &ids)
+                Issue.record("accepted \(content)")
+            } catch let error as ProtocolError {
+                #expect(error.field == field, "\(content)")
+            }
+        }
+        #expect(center.activities.isEmpty)
+        #expect(center.sequence == 0)
+    }
+
+    @Test func oversizedContentStateIsRefused() throws {
+        var center = ActivityCenter()
+        var ids = IDs()
+        let padding = String(repeating: "x", count: 5000)
+        let json = #"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:01:00Z"},"note":"\#(padding)"}}}"#
+        #expect(throws: ProtocolError.self) { _ = try center.apply(json, at: t0, ids: &ids) }
+    }
+
+    @Test func requestIdIsKeptEvenWhenTheMessageIsBad() {
+        let message = ClientMessage.parse(Array(#"{"type":"dance","requestId":"r9"}"#.utf8))
+        #expect(message.requestId == .string("r9"))
+    }
+
+    @Test func serverMessagesEncodeDatesAsISOWithMilliseconds() throws {
+        let activity = Activity(id: "a1", attributesType: "workout", attributes: .object(["workout": .string("yoga")]),
+                                content: ActivityContent(state: .object([:]), staleDate: nil), timer: nil, startDate: t0)
+        let text = String(decoding: ServerMessage.snapshot(requestId: .number(3), serverTime: t0, sequence: 7, activities: [activity]).encoded(), as: UTF8.self)
+        #expect(text.contains(#""serverTime":"2026-11-29T17:00:00.000Z""#))
+        #expect(text.contains(#""requestId":3"#))
+        #expect(text.contains(#""staleDate":null"#))
+        #expect(text.contains(#""endDate":null"#))
+    }
+}
