@@ -21,8 +21,20 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // C: SQLite 3 from Debian (libsqlite3-dev), the embedded store.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
         .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
+        // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.
+        .target(
+            name: "LiveActivityStore",
+            dependencies: ["LiveActivityCore", "CSQLite"],
+            swiftSettings: swiftSettings
+        ),
         // Transport: HTTP + WebSocket through libwebsockets, one service thread.
         .target(
             name: "LiveActivityServer",
@@ -37,12 +49,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "liveactivity",
-            dependencies: ["LiveActivityServer", "LiveActivityClient", "LiveActivityCore"],
+            dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityClient", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LiveActivityCoreTests",
             dependencies: ["LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveActivityStoreTests",
+            dependencies: ["LiveActivityStore", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

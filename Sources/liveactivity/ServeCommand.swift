@@ -1,16 +1,23 @@
 import Foundation
 import LiveActivityCore
 import LiveActivityServer
+import LiveActivityStore
 
 /// `liveactivity serve`: runs the server until SIGINT or SIGTERM.
 enum ServeCommand {
     static let usage = """
-    usage: liveactivity serve [--host ADDRESS] [--port PORT] [--public DIR] [--verbose]
+    usage: liveactivity serve [--host ADDRESS] [--port PORT] [--public DIR] [--data-dir DIR | --memory]
+                              [--log-events N] [--log-hours H] [--durability full|normal] [--verbose]
 
-      --host ADDRESS   address to listen on (default 127.0.0.1; env LIVEACTIVITY_HOST)
-      --port PORT      TCP port, 0 picks a free one (default 8080; env LIVEACTIVITY_PORT)
-      --public DIR     folder served at / (default: ./Public, or the Public folder of this checkout)
-      --verbose        log every connection and event to standard error
+      --host ADDRESS     address to listen on (default 127.0.0.1; env LIVEACTIVITY_HOST)
+      --port PORT        TCP port, 0 picks a free one (default 8080; env LIVEACTIVITY_PORT)
+      --public DIR       folder served at / (default: ./Public, or the Public folder of this checkout)
+      --data-dir DIR     where the SQLite store lives (default ./data; env LIVEACTIVITY_DATA_DIR)
+      --memory           keep everything in memory only (nothing survives a restart)
+      --log-events N     most events kept for resuming clients (default 100000)
+      --log-hours H      oldest events kept for resuming clients, in hours (default 24)
+      --durability MODE  full: fsync every commit (default); normal: survive crashes, not power loss
+      --verbose          log every connection and event to standard error
 
     The first line printed is the URL the server listens on. Ctrl-C or SIGTERM stops it cleanly.
     """
@@ -22,6 +29,10 @@ enum ServeCommand {
         var host = environment["LIVEACTIVITY_HOST"] ?? "127.0.0.1"
         var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
         var publicPath: String?
+        var dataPath = environment["LIVEACTIVITY_DATA_DIR"] ?? "data"
+        var inMemory = false
+        var retention = SQLiteActivityStore.Retention()
+        var durability = SQLiteActivityStore.Durability.full
         var verbose = false
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -36,6 +47,29 @@ enum ServeCommand {
             case "--host": guard let v = value() else { return 2 }; host = v
             case "--port": guard let v = value() else { return 2 }; portText = v
             case "--public": guard let v = value() else { return 2 }; publicPath = v
+            case "--data-dir": guard let v = value() else { return 2 }; dataPath = v
+            case "--memory": inMemory = true
+            case "--log-events":
+                guard let v = value() else { return 2 }
+                guard let count = Int(v), count >= 1 else {
+                    printError("liveactivity serve: --log-events must be a whole number from 1, got \"\(v)\"")
+                    return 2
+                }
+                retention.maximumEvents = count
+            case "--log-hours":
+                guard let v = value() else { return 2 }
+                guard let hours = Double(v), hours > 0, hours.isFinite else {
+                    printError("liveactivity serve: --log-hours must be a positive number, got \"\(v)\"")
+                    return 2
+                }
+                retention.maximumAge = hours * 3600
+            case "--durability":
+                guard let v = value() else { return 2 }
+                guard let mode = SQLiteActivityStore.Durability(rawValue: v) else {
+                    printError("liveactivity serve: --durability must be full or normal, got \"\(v)\"")
+                    return 2
+                }
+                durability = mode
             case "--verbose": verbose = true
             case "-h", "--help":
                 print(usage)
@@ -58,8 +92,19 @@ enum ServeCommand {
         configuration.host = host
         configuration.port = port
         let logger = Logger(label: "liveactivity", level: verbose ? .debug : .info)
+        let store: any ActivityStore
+        if inMemory {
+            store = InMemoryActivityStore(logCapacity: retention.maximumEvents)
+        } else {
+            do {
+                store = try SQLiteActivityStore(directory: URL(fileURLWithPath: dataPath), retention: retention, durability: durability)
+            } catch {
+                printError("liveactivity serve: cannot use the data directory \"\(dataPath)\": \(error)")
+                return 1
+            }
+        }
         do {
-            let server = try LiveActivityServer(configuration: configuration, logger: logger)
+            let server = try LiveActivityServer(configuration: configuration, store: store, logger: logger)
             let boundPort = try server.start()
             let shownHost = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so that scripts and tests read the URL at once.

@@ -87,7 +87,7 @@ public struct ActivityCenter: Sendable {
         case .start(let start): outcome = try self.start(start, now: now, id: newID())
         case .update(let update): outcome = try self.update(update, now: now)
         case .end(let end): outcome = try self.end(end, now: now)
-        case .list: outcome = Outcome(events: [])
+        case .list, .catchUp, .history: outcome = Outcome(events: [])
         }
         outcome.events += advance(to: now)
         return outcome
@@ -128,7 +128,7 @@ public struct ActivityCenter: Sendable {
                 }
                 finalContent = try content.resolve(for: try kind(of: activity), now: now)
             }
-            return Outcome(activityId: id, events: end(id, content: finalContent, policy: command.dismissalPolicy, now: now))
+            return Outcome(activityId: id, events: end(id, content: finalContent, policy: command.dismissalPolicy, reason: .request, now: now))
         case .all:
             var events: [ActivityEvent] = []
             var ids: [String] = []
@@ -138,14 +138,15 @@ public struct ActivityCenter: Sendable {
                     finalContent = try content.resolve(for: try kind(of: activity), now: now)
                 }
                 ids.append(activity.id)
-                events += end(activity.id, content: finalContent, policy: command.dismissalPolicy, now: now)
+                events += end(activity.id, content: finalContent, policy: command.dismissalPolicy, reason: .request, now: now)
             }
             return Outcome(activityIds: ids, events: events)
         }
     }
 
     /// Ends one activity (or, if it has ended already, re-applies the dismissal policy).
-    private mutating func end(_ id: String, content: (ActivityContent, TimerRange?)?, policy: DismissalPolicy, now: Date) -> [ActivityEvent] {
+    private mutating func end(_ id: String, content: (ActivityContent, TimerRange?)?, policy: DismissalPolicy, reason: EndReason,
+                              now: Date) -> [ActivityEvent] {
         guard var activity = activities[id] else { return [] }
         var events: [ActivityEvent] = []
         if activity.activityState.isRunning {
@@ -155,6 +156,7 @@ public struct ActivityCenter: Sendable {
             }
             activity.activityState = .ended
             activity.endDate = now
+            activity.endReason = reason
             activity.dismissalDate = policy.dismissalDate(endDate: now, now: now)
             activities[id] = activity
             events.append(event(.ended, activity))
@@ -182,7 +184,7 @@ public struct ActivityCenter: Sendable {
         for original in due {
             var activity = original
             if activity.activityState.isRunning, now >= activity.startDate.addingTimeInterval(Lifetime.maximumActive) {
-                events += end(activity.id, content: nil, policy: .default, now: now)
+                events += end(activity.id, content: nil, policy: .default, reason: .lifetimeLimit, now: now)
                 continue
             }
             if activity.activityState.isRunning, let timer = activity.timer, !activity.timerFinished, now >= timer.end {

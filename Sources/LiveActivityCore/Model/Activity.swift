@@ -25,11 +25,13 @@ public struct Activity: Sendable, Hashable, Encodable {
     public var dismissalDate: Date?
     /// Whether `timerFinished` has been sent for the current timer.
     public var timerFinished: Bool
+    /// Why it ended, `nil` while running.
+    public var endReason: EndReason?
 
     /// Creates an activity.
     public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
                 activityState: ActivityState = .active, startDate: Date, endDate: Date? = nil,
-                dismissalDate: Date? = nil, timerFinished: Bool = false) {
+                dismissalDate: Date? = nil, timerFinished: Bool = false, endReason: EndReason? = nil) {
         self.id = id
         self.attributesType = attributesType
         self.attributes = attributes
@@ -40,13 +42,14 @@ public struct Activity: Sendable, Hashable, Encodable {
         self.endDate = endDate
         self.dismissalDate = dismissalDate
         self.timerFinished = timerFinished
+        self.endReason = endReason
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason
     }
 
-    /// Encodes the protocol's activity object; absent dates are written as `null`.
+    /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -57,5 +60,6 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encode(startDate, forKey: .startDate)
         try container.encode(endDate, forKey: .endDate)
         try container.encode(dismissalDate, forKey: .dismissalDate)
+        try container.encodeIfPresent(endReason, forKey: .endReason)
     }
 }

@@ -12,6 +12,10 @@ public struct ClientMessage: Sendable {
         case end(EndCommand)
         /// `list`: send a snapshot.
         case list
+        /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
+        case catchUp(since: UInt64)
+        /// `history`: send finished activities, newest first.
+        case history(HistoryQuery)
     }
 
     /// The client's `requestId` (string or number), echoed in `ack` / `error`; `nil` when absent.
@@ -20,7 +24,7 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "list"]
+    public static let types = ["start", "update", "end", "stop", "list", "catchUp", "history"]
 
     /// Parses one text frame.
     ///
@@ -54,10 +58,54 @@ public struct ClientMessage: Sendable {
         case "update": return .update(try UpdateCommand(message))
         case "end", "stop": return .end(try EndCommand(message))
         case "list": return .list
+        case "catchUp": return .catchUp(since: try sequence(message, "since"))
+        case "history": return .history(try HistoryQuery(message))
         default:
             throw ProtocolError(.unknownType, field: "type",
                                 message: "type: unknown message type \"\(type)\"; expected one of \(types.joined(separator: ", "))")
         }
+    }
+}
+
+extension ClientMessage {
+    /// Reads a sequence number: a whole number from 0 up.
+    static func sequence(_ message: FieldReader, _ key: String) throws(ProtocolError) -> UInt64 {
+        guard let number = try message.number(key) else { throw .missing(message.path(key)) }
+        guard number >= 0, number.rounded() == number, number < 9.0e15 else {
+            throw .invalid(message.path(key), "expected a whole number from 0 up, got \(number)")
+        }
+        return UInt64(number)
+    }
+}
+
+/// `history` (and `GET /api/history`): which finished activities to return.
+public struct HistoryQuery: Sendable, Equatable {
+    /// Most entries to return: 1…500, default 50.
+    public var limit: Int
+    /// Only activities that ended before this instant (UTC), for paging; `nil` = the newest.
+    public var before: Date?
+
+    /// Largest accepted `limit`.
+    public static let maximumLimit = 500
+
+    /// Creates a query.
+    public init(limit: Int = 50, before: Date? = nil) {
+        self.limit = limit
+        self.before = before
+    }
+
+    init(_ message: FieldReader) throws(ProtocolError) {
+        self.init(limit: try Self.limit(try message.number("limit"), field: message.path("limit")), before: try message.date("before"))
+    }
+
+    /// Validates a limit: a whole number from 1 to ``maximumLimit``; 50 when absent.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming `field`.
+    public static func limit(_ value: Double?, field: String) throws(ProtocolError) -> Int {
+        guard let value else { return 50 }
+        guard value.rounded() == value, value >= 1, value <= Double(maximumLimit) else {
+            throw .invalid(field, "expected a whole number from 1 to \(maximumLimit), got \(value)")
+        }
+        return Int(value)
     }
 }
 

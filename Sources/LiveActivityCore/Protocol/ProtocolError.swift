@@ -19,6 +19,8 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         case activityEnded = "activity_ended"
         /// A size or count limit was reached.
         case limitExceeded = "limit_exceeded"
+        /// The store could not record the change; nothing changed and nothing was acknowledged.
+        case storageUnavailable = "storage_unavailable"
         /// A binary frame arrived where the protocol only uses text frames.
         case unsupportedFrame = "unsupported_frame"
     }
@@ -40,11 +42,13 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
     /// `field: message`.
     public var description: String { message }
 
-    static func missing(_ field: String) -> ProtocolError {
+    /// `missing_field` for `field`.
+    public static func missing(_ field: String) -> ProtocolError {
         ProtocolError(.missingField, field: field, message: "\(field): required field is missing")
     }
 
-    static func invalid(_ field: String, _ reason: String) -> ProtocolError {
+    /// `invalid_field` for `field`, with `reason` after the field's path.
+    public static func invalid(_ field: String, _ reason: String) -> ProtocolError {
         ProtocolError(.invalidField, field: field, message: "\(field): \(reason)")
     }
 

@@ -3,8 +3,13 @@ import Foundation
 /// A message from the server (see docs/PROTOCOL.md, "Server → client"), encoded once into the bytes of one
 /// text frame, whatever the number of clients it goes to.
 public enum ServerMessage: Sendable {
-    /// On connect and in reply to `list`: every activity not dismissed, in presentation order.
-    case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity])
+    /// On connect and in reply to `list`: every activity not dismissed, in presentation order. `reset` is
+    /// true when it answers a resume whose events are no longer in the log.
+    case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity], reset: Bool = false)
+    /// After the events replayed for a resume (`/ws?since=N` or `catchUp`): live events follow.
+    case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64)
+    /// In reply to `history`: finished activities, newest first.
+    case history(requestId: JSONValue?, entries: [HistoryEntry])
     /// After every change.
     case activity(ActivityEvent, serverTime: Date)
     /// Once per second while a countdown runs.
@@ -31,19 +36,29 @@ private struct Wire: Encodable {
     init(_ message: ServerMessage) { self.message = message }
 
     private enum Key: String, CodingKey {
-        case type, requestId, serverTime, sequence, activities, event, activity, alert, timers
+        case type, requestId, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
         case activityId, activityIds, code, field, message
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         switch message {
-        case .snapshot(let requestId, let serverTime, let sequence, let activities):
+        case .snapshot(let requestId, let serverTime, let sequence, let activities, let reset):
             try c.encode("snapshot", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
             try c.encode(activities, forKey: .activities)
+            if reset { try c.encode(true, forKey: .reset) }
+        case .caughtUp(let requestId, let serverTime, let sequence):
+            try c.encode("caughtUp", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(serverTime, forKey: .serverTime)
+            try c.encode(sequence, forKey: .sequence)
+        case .history(let requestId, let entries):
+            try c.encode("history", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(entries, forKey: .workouts)
         case .activity(let event, let serverTime):
             try c.encode("activity", forKey: .type)
             try c.encode(event.kind.rawValue, forKey: .event)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where activities and the event log are kept: the one interface between the engine and storage.
 ///
 /// The server records every event before it acknowledges or broadcasts it, so a store that persists
@@ -15,6 +17,12 @@ public protocol ActivityStore: AnyObject {
     /// The events numbered after `sequence`, in order.
     /// - Returns: `nil` when the log no longer reaches back to `sequence` (the client needs a fresh snapshot).
     func events(after sequence: UInt64) throws -> [ActivityEvent]?
+
+    /// Finished activities, newest end first.
+    /// - Parameters:
+    ///   - limit: most entries to return.
+    ///   - before: only activities that ended before this instant (UTC), for paging; `nil` = no bound.
+    func history(limit: Int, before: Date?) throws -> [HistoryEntry]
 }
 
 /// An ``ActivityStore`` in memory: nothing survives a restart. Keeps the last `logCapacity` events.
@@ -22,6 +30,7 @@ public final class InMemoryActivityStore: ActivityStore {
     private var activities: [String: Activity] = [:]
     private var log: [ActivityEvent] = []
     private var sequence: UInt64 = 0
+    private var finished: [HistoryEntry] = []
     /// How many events the log keeps.
     public let logCapacity: Int
 
@@ -42,6 +51,7 @@ public final class InMemoryActivityStore: ActivityStore {
                 activities[event.activity.id] = event.activity
             }
             sequence = event.sequence
+            if event.kind == .ended, let entry = HistoryEntry(event.activity) { finished.append(entry) }
         }
         log += events
         if log.count > logCapacity { log.removeFirst(log.count - logCapacity) }
@@ -51,5 +61,9 @@ public final class InMemoryActivityStore: ActivityStore {
         if sequence >= self.sequence { return [] }
         guard let first = log.first, first.sequence <= sequence + 1 else { return nil }
         return log.filter { $0.sequence > sequence }
+    }
+
+    public func history(limit: Int, before: Date?) -> [HistoryEntry] {
+        Array(finished.reversed().lazy.filter { before == nil || $0.endDate < before! }.prefix(limit))
     }
 }

@@ -27,6 +27,17 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     case LWS_CALLBACK_CLOSED:
         if let id = user?.load(as: UInt64.self) { server.sessionClosed(id) }
         return 0
+    case LWS_CALLBACK_HTTP:
+        guard let user, server.isAPIRequest(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
+        return server.httpRequest(wsi, sessionData: user)
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        guard let id = user?.load(as: UInt64.self), server.hasHTTPResponse(id) else {
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+        return server.httpWritable(wsi, id: id)
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if let id = user?.load(as: UInt64.self) { server.httpClosed(id) }
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }

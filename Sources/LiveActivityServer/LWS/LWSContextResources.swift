@@ -19,7 +19,9 @@ final class LWSContextResources {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     let protocols: UnsafeMutablePointer<lws_protocols>
     let extensions: UnsafeMutablePointer<lws_extension>
+    /// The mounts, chained: `/api` (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>
+    private let apiMount: UnsafeMutablePointer<lws_http_mount>
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
 
     /// - Parameter publicDirectory: absolute path of the folder served at `/`.
@@ -27,6 +29,7 @@ final class LWSContextResources {
         protocols = .allocate(capacity: 2)
         extensions = .allocate(capacity: 2)
         mount = .allocate(capacity: 1)
+        apiMount = .allocate(capacity: 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
 
         var webSocket = lws_protocols()
@@ -59,7 +62,15 @@ final class LWSContextResources {
         files.def = UnsafePointer(keep("index.html"))
         files.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
         files.extra_mimetypes = UnsafePointer(mimeTypes)
-        mount.initialize(to: files)
+        apiMount.initialize(to: files)
+
+        var api = lws_http_mount()
+        api.mount_next = UnsafePointer(apiMount)
+        api.mountpoint = UnsafePointer(keep("/api"))
+        api.mountpoint_len = 4
+        api.origin = UnsafePointer(keep(Self.subprotocol))
+        api.origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
+        mount.initialize(to: api)
     }
 
     /// Copies a string into C memory owned by this object.
@@ -73,6 +84,7 @@ final class LWSContextResources {
         protocols.deallocate()
         extensions.deallocate()
         mount.deallocate()
+        apiMount.deallocate()
         mimeTypes.deallocate()
         for string in strings { free(string) }
     }

@@ -15,6 +15,16 @@ extension LiveActivityServer {
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
             return
+        case .success(.catchUp(let since)):
+            resume(session, since: since, requestId: message.requestId)
+            return
+        case .success(.history(let query)):
+            do {
+                send(.history(requestId: message.requestId, entries: try store.history(limit: query.limit, before: query.before)), to: session)
+            } catch {
+                send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
+            }
+            return
         case .success(let accepted):
             command = accepted
         }
@@ -27,9 +37,8 @@ extension LiveActivityServer {
             send(.error(requestId: message.requestId, error), to: session)
             return
         }
-        guard commit(next, outcome.events) else {
-            send(.error(requestId: message.requestId, ProtocolError(.limitExceeded, field: nil,
-                 message: "the store could not record the change; nothing was changed")), to: session)
+        if let failure = commit(next, outcome.events) {
+            send(.error(requestId: message.requestId, storageUnavailable(failure)), to: session)
             return
         }
         send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
@@ -38,18 +47,46 @@ extension LiveActivityServer {
     }
 
     /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.
-    /// - Returns: whether the change was recorded.
-    func commit(_ next: ActivityCenter, _ events: [ActivityEvent]) -> Bool {
+    /// - Returns: the store's error, or `nil` once the change is recorded and current.
+    func commit(_ next: ActivityCenter, _ events: [ActivityEvent]) -> (any Error)? {
         if !events.isEmpty {
             do {
                 try store.record(events)
             } catch {
                 logger.error("store failed; change refused", ["error": "\(error)"])
-                return false
+                return error
             }
         }
         center = next
-        return true
+        return nil
+    }
+
+    /// The `storage_unavailable` error for a store failure.
+    func storageUnavailable(_ error: any Error) -> ProtocolError {
+        ProtocolError(.storageUnavailable, field: nil,
+                      message: "the change could not be stored (\(error)); nothing was changed, try again")
+    }
+
+    /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
+    /// that far (or `since` is ahead of the server), a snapshot with `reset: true`.
+    func resume(_ session: Session, since: UInt64, requestId: JSONValue?) {
+        let now = clock()
+        let events: [ActivityEvent]?
+        do {
+            events = since > center.sequence ? nil : try store.events(after: since)
+        } catch {
+            send(.error(requestId: requestId, storageUnavailable(error)), to: session)
+            return
+        }
+        guard let events else {
+            send(.snapshot(requestId: requestId, serverTime: now, sequence: center.sequence, activities: center.ordered,
+                           reset: true), to: session)
+            return
+        }
+        for event in events where event.sequence <= center.sequence {
+            enqueue(Frame(ServerMessage.activity(event, serverTime: now).encoded()), to: session)
+        }
+        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence), to: session)
     }
 
     /// Sends each event to every client: encoded once, the same bytes queued for all.
@@ -81,7 +118,7 @@ extension LiveActivityServer {
         let now = clock()
         var next = center
         let events = next.advance(to: now)
-        if commit(next, events) { broadcast(events, at: now) }
+        if commit(next, events) == nil { broadcast(events, at: now) }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
             if let tick = center.tick(at: now) { broadcast(tick) }

@@ -20,7 +20,11 @@ extension LiveActivityServer {
         sessionData.storeBytes(of: id, as: UInt64.self)
         let session = Session(id: id, wsi: wsi)
         sessions[id] = session
-        send(.snapshot(requestId: nil, serverTime: clock(), sequence: center.sequence, activities: center.ordered), to: session)
+        if let since = queryArgument(wsi, "since").flatMap(UInt64.init) {
+            resume(session, since: since, requestId: nil)
+        } else {
+            send(.snapshot(requestId: nil, serverTime: clock(), sequence: center.sequence, activities: center.ordered), to: session)
+        }
         logger.debug("client connected", ["session.id": "\(id)", "sessions.total": "\(sessions.count)"])
     }
 
@@ -94,6 +98,16 @@ extension LiveActivityServer {
     func close(_ wsi: OpaquePointer, _ code: lws_close_status, _ reason: String) {
         var bytes = Array(reason.utf8.prefix(123))
         lws_close_reason(wsi, code, &bytes, bytes.count)
+    }
+
+    /// The value of `name` in the request's query string (`?since=12`), or nil.
+    func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        return buffer.withUnsafeMutableBufferPointer { buffer in
+            // lws copies "name=value" into the buffer and returns a pointer just after "name=".
+            guard let value = lws_get_urlarg_by_name(wsi, name + "=", buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            return String(cString: value)
+        }
     }
 
     /// The value of one request header, or nil.

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The form in which stores keep activities and events: the protocol's JSON plus the engine's own fields
+/// (`timerFinished`), so a restart resumes exactly where the server stopped.
+public enum StoredActivity {
+    /// Encodes an activity: its wire object with `"timerFinished"` added.
+    public static func encode(_ activity: Activity) -> String {
+        var object = wireObject(activity)
+        object["timerFinished"] = .bool(activity.timerFinished)
+        return text(.object(object))
+    }
+
+    /// Decodes what ``encode(_:)`` wrote; the countdown is read again from the state by its kind.
+    /// - Throws: ``ProtocolError`` naming the field when the stored text is not a valid activity.
+    public static func decode(_ text: String) throws(ProtocolError) -> Activity {
+        let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "activity")
+        guard let id = try reader.string("id", maxLength: 256) else { throw .missing("activity.id") }
+        guard let typeName = try reader.string("attributesType") else { throw .missing("activity.attributesType") }
+        let kind = try ActivityKinds.kind(named: typeName, field: "activity.attributesType")
+        guard let content = try reader.object("content") else { throw .missing("activity.content") }
+        let (state, timer) = try kind.state(from: try content.required("state"), field: content.path("state"))
+        guard let stateName = try reader.string("activityState"), let activityState = ActivityState(rawValue: stateName) else {
+            throw .invalid("activity.activityState", "not an activity state")
+        }
+        guard let startDate = try reader.date("startDate") else { throw .missing("activity.startDate") }
+        return Activity(
+            id: id, attributesType: typeName, attributes: try reader.required("attributes"),
+            content: ActivityContent(state: state, staleDate: try content.date("staleDate"),
+                                     relevanceScore: try content.number("relevanceScore") ?? 0),
+            timer: timer, activityState: activityState, startDate: startDate,
+            endDate: try reader.date("endDate"), dismissalDate: try reader.date("dismissalDate"),
+            timerFinished: try reader.bool("timerFinished") ?? false,
+            endReason: try reader.string("endReason").flatMap(EndReason.init(rawValue:)))
+    }
+
+    /// Encodes an event: kind, sequence, the stored activity and the alert.
+    public static func encode(_ event: ActivityEvent) -> String {
+        var object: [String: JSONValue] = [
+            "event": .string(event.kind.rawValue),
+            "sequence": .number(Double(event.sequence)),
+            "activity": (try? JSONValue.parse(Array(encode(event.activity).utf8))) ?? .null,
+        ]
+        if let alert = event.alert {
+            object["alert"] = .object(["title": .string(alert.title), "body": .string(alert.body),
+                                       "sound": alert.sound.map(JSONValue.string) ?? .null])
+        }
+        return text(.object(object))
+    }
+
+    /// Decodes what ``encode(_:)-(ActivityEvent)`` wrote.
+    /// - Throws: ``ProtocolError`` when the stored text is not a valid event.
+    public static func decodeEvent(_ text: String) throws(ProtocolError) -> ActivityEvent {
+        let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "event")
+        guard let name = try reader.string("event"), let kind = ActivityEvent.Kind(rawValue: name) else {
+            throw .invalid("event.event", "not an event kind")
+        }
+        guard let sequence = try reader.number("sequence") else { throw .missing("event.sequence") }
+        guard case .object = try reader.required("activity") else { throw .invalid("event.activity", "not an object") }
+        let activityText = Self.text(try reader.required("activity"))
+        var alert: AlertConfiguration?
+        if let object = try reader.object("alert"), let title = try object.string("title"), let body = try object.string("body") {
+            alert = AlertConfiguration(title: title, body: body, sound: try object.string("sound"))
+        }
+        return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText), alert: alert)
+    }
+
+    private static func wireObject(_ activity: Activity) -> [String: JSONValue] {
+        guard let data = try? MessageEncoder.encoder.encode(activity),
+              case .object(let object)? = try? JSONValue.parse(Array(data)) else { return [:] }
+        return object
+    }
+
+    private static func text(_ value: JSONValue) -> String {
+        String(decoding: (try? MessageEncoder.encoder.encode(value)) ?? Data(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,101 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+
+/// The read API under `/api` (JSON over HTTP), next to the static files. Service thread only.
+///
+/// - `GET /api/activities`: the same object as the WebSocket `snapshot`.
+/// - `GET /api/history?limit=&before=`: finished activities, newest first (`limit` 1…500, default 50;
+///   `before` an ISO-8601 date for paging), as the WebSocket `history` reply.
+/// Errors are `{"type":"error","code","field","message"}` with status 400 or 404.
+extension LiveActivityServer {
+    /// Whether the request is for the API (its path starts with `/api/` or is `/api`).
+    func isAPIRequest(_ wsi: OpaquePointer) -> Bool {
+        guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return false }
+        return path == "/api" || path.hasPrefix("/api/")
+    }
+
+    /// Answers one API request: writes the headers now and queues the body for HTTP_WRITEABLE.
+    /// - Returns: nonzero to close the connection.
+    func httpRequest(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) -> Int32 {
+        let id = nextSessionID
+        nextSessionID += 1
+        sessionData.storeBytes(of: id, as: UInt64.self)
+        let (status, message) = route(header(wsi, WSI_TOKEN_GET_URI) ?? "", wsi)
+        return respond(wsi, id: id, status: status, body: message.encoded())
+    }
+
+    private func route(_ path: String, _ wsi: OpaquePointer) -> (UInt32, ServerMessage) {
+        let now = clock()
+        switch path {
+        case "/api/activities":
+            return (200, .snapshot(requestId: nil, serverTime: now, sequence: center.sequence, activities: center.ordered))
+        case "/api/history":
+            do {
+                let limitText = queryArgument(wsi, "limit")
+                let limit = try HistoryQuery.limit(try limitText.map { text throws(ProtocolError) in
+                    guard let number = Double(text) else { throw .invalid("limit", "expected a whole number, got \"\(text.prefix(20))\"") }
+                    return number
+                }, field: "limit")
+                var before: Date?
+                if let text = queryArgument(wsi, "before") {
+                    guard let date = ISODate.parse(text) else {
+                        throw ProtocolError.invalid("before", "expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"")
+                    }
+                    before = date
+                }
+                do {
+                    return (200, .history(requestId: nil, entries: try store.history(limit: limit, before: before)))
+                } catch {
+                    return (503, .error(requestId: nil, storageUnavailable(error)))
+                }
+            } catch let error as ProtocolError {
+                return (400, .error(requestId: nil, error))
+            } catch {
+                return (500, .error(requestId: nil, ProtocolError(.invalidField, field: nil, message: "\(error)")))
+            }
+        default:
+            return (404, .error(requestId: nil, ProtocolError(.unknownType, field: "path",
+                     message: "path: no API at \(path.prefix(80)); try /api/activities or /api/history")))
+        }
+    }
+
+    /// Writes status and headers, and queues `body` for the next HTTP_WRITEABLE.
+    private func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8]) -> Int32 {
+        let headroom = clws_pre()
+        var buffer = [UInt8](repeating: 0, count: headroom + 2048)
+        let failed = buffer.withUnsafeMutableBufferPointer { buffer -> Bool in
+            let start = buffer.baseAddress! + headroom
+            let end = buffer.baseAddress! + buffer.count
+            var position: UnsafeMutablePointer<UInt8>? = start
+            if lws_add_http_common_headers(wsi, status, "application/json", lws_filepos_t(body.count), &position, end) != 0 {
+                return true
+            }
+            let noStore = Array("no-store".utf8)
+            if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, noStore, Int32(noStore.count), &position, end) != 0 {
+                return true
+            }
+            return lws_finalize_write_http_header(wsi, start, &position, end) != 0
+        }
+        if failed { return 1 }
+        httpResponses[id] = Frame(body)
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    /// Whether an API response body is waiting for connection `id`.
+    func hasHTTPResponse(_ id: UInt64) -> Bool { httpResponses[id] != nil }
+
+    /// Writes the queued body and completes the transaction.
+    /// - Returns: nonzero to close the connection.
+    func httpWritable(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
+        guard let body = httpResponses.removeValue(forKey: id) else { return 0 }
+        if lws_write(wsi, body.payload, body.count, LWS_WRITE_HTTP_FINAL) < body.count { return -1 }
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    /// Forgets an API connection.
+    func httpClosed(_ id: UInt64) {
+        httpResponses[id] = nil
+    }
+}

@@ -1,0 +1,64 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection, with its prepared statements cached by SQL text.
+///
+/// Not thread-safe: one owner uses it (the server's service thread).
+final class Database {
+    private let connection: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Opens (creating if needed) the database file at `path`.
+    /// - Throws: ``SQLiteError`` when it cannot be opened.
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle)
+            sqlite3_close(handle)
+            throw error
+        }
+        connection = handle
+        sqlite3_busy_timeout(connection, 2000)
+        sqlite3_extended_result_codes(connection, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close(connection)
+    }
+
+    /// Runs one or more SQL statements that return no rows.
+    /// - Throws: ``SQLiteError``.
+    func execute(_ sql: String) throws {
+        let code = sqlite3_exec(connection, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: connection, sql: sql) }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with bindings cleared.
+    /// - Throws: ``SQLiteError`` when the SQL does not compile.
+    func statement(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: connection, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolling back if it throws.
+    /// - Throws: what `body` throws, or ``SQLiteError`` from BEGIN/COMMIT.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

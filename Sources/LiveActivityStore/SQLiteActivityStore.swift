@@ -1,0 +1,155 @@
+import CSQLite
+import Foundation
+import LiveActivityCore
+
+/// The default ``ActivityStore``: one SQLite file in WAL mode (`<data-dir>/liveactivity.sqlite`).
+///
+/// Every ``record(_:)`` is one transaction: the events go into the event log and the activities they
+/// leave are upserted (or deleted once dismissed), so a crash at any moment leaves either all of a change or
+/// none of it. The log keeps the newest events within both retention bounds (by age and by count).
+/// Not thread-safe: the server's service thread owns it.
+public final class SQLiteActivityStore: ActivityStore {
+    /// How long and how many events the log keeps; older ones are pruned.
+    public struct Retention: Sendable {
+        /// Oldest event kept, in seconds of age. Default 24 h.
+        public var maximumAge: TimeInterval = 24 * 3600
+        /// Most events kept. Default 100,000.
+        public var maximumEvents: Int = 100_000
+        /// The defaults: 24 hours or 100,000 events, whichever is smaller.
+        public init() {}
+    }
+
+    /// How hard each commit is pushed to disk (SQLite `PRAGMA synchronous`).
+    public enum Durability: String, Sendable {
+        /// fsync on every commit: survives power loss (SQLite `FULL`). The default.
+        case full
+        /// fsync at checkpoints only: survives a process crash, may lose the newest commits on power loss.
+        case normal
+    }
+
+    private let database: Database
+    private let retention: Retention
+    private let clock: @Sendable () -> Date
+    private var recordsSincePrune = 0
+    /// The file's path.
+    public let path: String
+
+    /// Opens or creates the store in `directory`.
+    /// - Parameters:
+    ///   - directory: the data directory; created if missing.
+    ///   - retention: how much of the event log to keep.
+    ///   - durability: `PRAGMA synchronous` level.
+    ///   - clock: the current time (UTC), for pruning by age.
+    /// - Throws: ``SQLiteError`` or a file-system error naming the directory when it cannot be created,
+    ///   opened or written.
+    public init(directory: URL, retention: Retention = Retention(), durability: Durability = .full,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("liveactivity.sqlite").path
+        database = try Database(path: path)
+        self.retention = retention
+        self.clock = clock
+        try database.execute("PRAGMA journal_mode=WAL")
+        try database.execute("PRAGMA synchronous=\(durability.rawValue.uppercased())")
+        try Schema.migrate(database)
+        // Prove the file is writable now rather than at the first request.
+        try database.transaction { try database.execute("UPDATE meta SET value = value WHERE key = 'schema'") }
+    }
+
+    public func load() throws -> (activities: [Activity], sequence: UInt64) {
+        var activities: [Activity] = []
+        try database.statement("SELECT json FROM activities").query { row in
+            activities.append(try StoredActivity.decode(row.text(0)))
+        }
+        var sequence: UInt64 = 0
+        try database.statement("SELECT value FROM meta WHERE key = 'sequence'").query { row in
+            sequence = UInt64(row.int(0))
+        }
+        return (activities, sequence)
+    }
+
+    public func record(_ events: [ActivityEvent]) throws {
+        guard let last = events.last else { return }
+        let now = clock().timeIntervalSince1970
+        try database.transaction {
+            for event in events {
+                try database.statement("INSERT INTO events (sequence, kind, activity_id, recorded_at, json) VALUES (?, ?, ?, ?, ?)")
+                    .bind(.int(Int64(event.sequence)), .text(event.kind.rawValue), .text(event.activity.id),
+                          .double(now), .text(StoredActivity.encode(event)))
+                    .run()
+                if event.kind == .dismissed {
+                    try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
+                } else {
+                    try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")
+                        .bind(.text(event.activity.id), .text(StoredActivity.encode(event.activity))).run()
+                }
+                if event.kind == .ended, let entry = HistoryEntry(event.activity) {
+                    try database.statement("INSERT OR REPLACE INTO history (id, end_date, json) VALUES (?, ?, ?)")
+                        .bind(.text(entry.id), .double(entry.endDate.timeIntervalSince1970), .text(StoredActivity.encode(event.activity)))
+                        .run()
+                }
+            }
+            try database.statement("UPDATE meta SET value = ? WHERE key = 'sequence'").bind(.int(Int64(last.sequence))).run()
+        }
+        recordsSincePrune += 1
+        if recordsSincePrune >= 100 {
+            recordsSincePrune = 0
+            try? prune(now: now, lastSequence: last.sequence)
+        }
+    }
+
+    public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
+        var oldest: UInt64?
+        var newest: UInt64 = 0
+        try database.statement("SELECT MIN(sequence), MAX(sequence) FROM events").query { row in
+            if !row.isNull(0) { oldest = UInt64(row.int(0)); newest = UInt64(row.int(1)) }
+        }
+        guard let oldest else { return sequence >= (try load().sequence) ? [] : nil }
+        if sequence >= newest { return sequence == newest ? [] : nil }
+        guard oldest <= sequence + 1 else { return nil }
+        var events: [ActivityEvent] = []
+        try database.statement("SELECT json FROM events WHERE sequence > ? ORDER BY sequence").bind(.int(Int64(sequence))).query { row in
+            events.append(try StoredActivity.decodeEvent(row.text(0)))
+        }
+        return events
+    }
+
+    public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
+        var entries: [HistoryEntry] = []
+        try database.statement("SELECT json FROM history WHERE end_date < ? ORDER BY end_date DESC, id LIMIT ?")
+            .bind(.double(before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude), .int(Int64(max(0, limit))))
+            .query { row in
+                if let entry = HistoryEntry(try StoredActivity.decode(row.text(0))) { entries.append(entry) }
+            }
+        return entries
+    }
+
+    /// Deletes events older than the retention age or beyond the retention count.
+    private func prune(now: TimeInterval, lastSequence: UInt64) throws {
+        let keepFrom = Int64(lastSequence) - Int64(retention.maximumEvents)
+        try database.transaction {
+            try database.statement("DELETE FROM events WHERE sequence <= ? OR recorded_at < ?")
+                .bind(.int(keepFrom), .double(now - retention.maximumAge)).run()
+        }
+    }
+}
+
+/// The database layout, created or upgraded at open.
+enum Schema {
+    static let version = 1
+
+    static func migrate(_ database: Database) throws {
+        try database.transaction {
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', \(version)), ('sequence', 0);
+                CREATE TABLE IF NOT EXISTS activities (id TEXT PRIMARY KEY, json TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS events (
+                    sequence INTEGER PRIMARY KEY, kind TEXT NOT NULL, activity_id TEXT NOT NULL,
+                    recorded_at REAL NOT NULL, json TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS history (id TEXT PRIMARY KEY, end_date REAL NOT NULL, json TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS history_by_end ON history (end_date);
+                """)
+        }
+    }
+}

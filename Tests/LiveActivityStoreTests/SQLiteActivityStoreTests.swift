@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import LiveActivityCore
+@testable import LiveActivityStore
+
+/// The SQLite store against a real file in a temporary directory.
+struct SQLiteActivityStoreTests {
+    let t0 = Date(timeIntervalSince1970: 1_795_971_600)
+
+    private func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("liveactivity-\(UUID().uuidString)")
+    }
+
+    private func run(_ center: inout ActivityCenter, _ json: String, at now: Date, id: String = UUID().uuidString) throws -> ActivityCenter.Outcome {
+        try center.apply(try ClientMessage.parse(Array(json.utf8)).command.get(), now: now, newID: { id })
+    }
+
+    @Test func activitiesSequenceAndLogSurviveReopening() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var center = ActivityCenter()
+        do {
+            let store = try SQLiteActivityStore(directory: directory)
+            try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a1").events)
+            try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0, id: "a2").events)
+            try store.record(try run(&center, #"{"type":"update","activityId":"a1","durationSeconds":30,"alert":{"title":"T","body":"B"}}"#, at: t0 + 1).events)
+            try store.record(try run(&center, #"{"type":"end","activityId":"a2","dismissalPolicy":"immediate"}"#, at: t0 + 2).events)
+            try store.record(center.advance(to: t0 + 31))
+        }
+        let reopened = try SQLiteActivityStore(directory: directory)
+        let (activities, sequence) = try reopened.load()
+        #expect(sequence == center.sequence)
+        #expect(activities.map(\.id) == ["a1"])
+        #expect(activities.first == center.activities["a1"], "restored exactly, timer and flags included")
+        let events = try #require(try reopened.events(after: 2))
+        #expect(events.map(\.sequence) == Array(3...center.sequence))
+        #expect(events.first?.alert == AlertConfiguration(title: "T", body: "B"))
+        #expect(try reopened.events(after: center.sequence)?.isEmpty == true)
+        let history = try reopened.history(limit: 10, before: nil)
+        #expect(history.map(\.id) == ["a2"])
+        #expect(history.first?.outcome == .stopped)
+        #expect(history.first?.plannedDurationSeconds == 60)
+        #expect(history.first?.actualDurationSeconds == 2)
+    }
+
+    @Test func logOlderThanRetentionAnswersNil() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var retention = SQLiteActivityStore.Retention()
+        retention.maximumEvents = 5
+        let store = try SQLiteActivityStore(directory: directory, retention: retention)
+        var center = ActivityCenter(maximumRunning: 1000)
+        for index in 0..<150 {
+            try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events)
+        }
+        #expect(try store.events(after: 0) == nil)
+        #expect(try store.events(after: 149)?.map(\.sequence) == [150])
+        #expect(try store.events(after: 151) == nil, "a sequence from the future means another database")
+    }
+
+    @Test func unwritableDirectoryFailsAtOpen() throws {
+        #expect(throws: (any Error).self) {
+            _ = try SQLiteActivityStore(directory: URL(fileURLWithPath: "/proc/liveactivity-cannot-exist"))
+        }
+    }
+}
