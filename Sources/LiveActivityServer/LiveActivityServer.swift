@@ -54,7 +54,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.clock = clock
         let (activities, sequence) = try store.load()
         center = ActivityCenter(activities: activities, sequence: sequence,
-                                maximumRunning: configuration.maximumRunningActivities)
+                                maximumLive: configuration.maximumLiveActivities)
     }
 
     /// Starts the service thread and returns once the server listens.

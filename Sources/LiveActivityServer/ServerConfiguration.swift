@@ -14,8 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumMessageBytes: Int = 64 * 1024
     /// Most frames queued for one client before it is dropped as too slow (close 1008). Default 4096.
     public var maximumQueuedFrames: Int = 4096
-    /// Most activities running at once. Default 64.
-    public var maximumRunningActivities: Int = 64
+    /// Most activities live (pending, active or stale) at once. Default 64.
+    public var maximumLiveActivities: Int = 64
     /// How long shutdown waits for clients to take their close frame, in seconds. Default 1.
     public var shutdownGracePeriod: TimeInterval = 1
 

@@ -143,7 +143,7 @@ struct LifecycleTests {
     }
 
     @Test func runningCapRefusesOneMore() throws {
-        var center = ActivityCenter(maximumRunning: 2)
+        var center = ActivityCenter(maximumLive: 2)
         var ids = IDs()
         for _ in 0..<2 {
             _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)

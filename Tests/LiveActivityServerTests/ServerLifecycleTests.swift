@@ -4,10 +4,13 @@ import Testing
 
 /// Starting and stopping the real server on a loopback port.
 struct ServerLifecycleTests {
-    private var publicDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Public")
-    }
+    /// A throw-away public folder holding one `index.html`.
+    private let publicDirectory: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveactivity-public-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try? Data("<!doctype html><title>test</title>".utf8).write(to: folder.appendingPathComponent("index.html"))
+        return folder
+    }()
 
     @Test func startsOnAFreePortServesTheDashboardAndStops() throws {
         var configuration = ServerConfiguration(publicDirectory: publicDirectory)

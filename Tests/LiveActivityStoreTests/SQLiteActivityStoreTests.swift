@@ -49,7 +49,7 @@ struct SQLiteActivityStoreTests {
         var retention = SQLiteActivityStore.Retention()
         retention.maximumEvents = 5
         let store = try SQLiteActivityStore(directory: directory, retention: retention)
-        var center = ActivityCenter(maximumRunning: 1000)
+        var center = ActivityCenter(maximumLive: 1000)
         for index in 0..<150 {
             try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events)
         }

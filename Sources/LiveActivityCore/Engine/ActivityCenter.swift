@@ -3,16 +3,16 @@ import Foundation
 /// Every live activity and its lifecycle, as ActivityKit runs it; pure and clock-free.
 ///
 /// The caller passes the current time into every method, so tests drive it with any clock. Each change
-/// returns the ``ActivityEvent``s it caused, numbered by a server-wide `sequence`. Deadlines (stale dates,
-/// countdown ends, dismissal dates, the 8-hour cap) are applied by ``advance(to:)``; ``nextDeadline`` says
-/// when that is next due. Not thread-safe: one owner (the server's service thread) calls it.
+/// returns the ``ActivityEvent``s it caused, numbered by a server-wide `sequence`. Deadlines (scheduled
+/// starts, stale dates, countdown ends, dismissal dates, the 8-hour cap) are applied by ``advance(to:)``;
+/// ``nextDeadline`` says when that is next due. Not thread-safe: one owner (the service thread) calls it.
 public struct ActivityCenter: Sendable {
     /// Activities not yet dismissed, by id.
-    public private(set) var activities: [String: Activity] = [:]
+    public internal(set) var activities: [String: Activity] = [:]
     /// The sequence number of the last event; 0 before the first.
-    public private(set) var sequence: UInt64
-    /// Most activities that may be running (active or stale) at once.
-    public var maximumRunning: Int
+    public internal(set) var sequence: UInt64
+    /// Most activities that may be live (pending, active or stale) at once.
+    public var maximumLive: Int
 
     /// What an accepted request produced.
     public struct Outcome: Sendable {
@@ -28,11 +28,11 @@ public struct ActivityCenter: Sendable {
     /// - Parameters:
     ///   - activities: activities restored from a store.
     ///   - sequence: the last sequence number handed out.
-    ///   - maximumRunning: cap on running activities (ActivityKit allows a handful per app).
-    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumRunning: Int = 64) {
+    ///   - maximumLive: cap on live activities (ActivityKit allows a handful per app).
+    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumLive: Int = 64) {
         self.activities = Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
         self.sequence = sequence
-        self.maximumRunning = maximumRunning
+        self.maximumLive = maximumLive
     }
 
     // MARK: Queries
@@ -46,11 +46,22 @@ public struct ActivityCenter: Sendable {
         }
     }
 
-    /// The tick for `now`: every running activity whose countdown has not reached zero; `nil` when none.
+    /// The tick for `now`: every running countdown not yet at zero (paused ones included, marked), and every
+    /// pending activity with the time to its start; `nil` when there is none.
     public func tick(at now: Date) -> Tick? {
         let timers = ordered.compactMap { activity -> Tick.Timer? in
-            guard activity.activityState.isRunning, let timer = activity.timer, timer.end > now else { return nil }
-            return Tick.Timer(activityId: activity.id, remainingSeconds: timer.remainingSeconds(at: now))
+            guard let timer = activity.timer else { return nil }
+            switch activity.activityState {
+            case .pending:
+                let startsIn = activity.startDate.timeIntervalSince(now)
+                return Tick.Timer(activityId: activity.id, remainingSeconds: Int(timer.end.timeIntervalSince(timer.start).rounded(.up)),
+                                  startsInSeconds: max(0, Int(startsIn.rounded(.up))))
+            case .active, .stale:
+                guard timer.isPaused || timer.end > now else { return nil }
+                return Tick.Timer(activityId: activity.id, remainingSeconds: timer.remainingSeconds(at: now), paused: timer.isPaused)
+            case .ended, .dismissed:
+                return nil
+            }
         }
         return timers.isEmpty ? nil : Tick(serverTime: now, timers: timers)
     }
@@ -60,33 +71,42 @@ public struct ActivityCenter: Sendable {
         activities.values.compactMap(Self.deadline(of:)).min()
     }
 
-    private static func deadline(of activity: Activity) -> Date? {
+    static func deadline(of activity: Activity) -> Date? {
         var dates: [Date] = []
-        if activity.activityState.isRunning {
+        switch activity.activityState {
+        case .pending:
+            dates.append(activity.startDate)
+        case .active, .stale:
             dates.append(activity.startDate.addingTimeInterval(Lifetime.maximumActive))
-            if let timer = activity.timer, !activity.timerFinished { dates.append(timer.end) }
+            if let timer = activity.timer, !activity.timerFinished, !timer.isPaused { dates.append(timer.end) }
+            if activity.activityState == .active, let stale = activity.content.staleDate { dates.append(stale) }
+        case .ended:
+            if let dismissal = activity.dismissalDate { dates.append(dismissal) }
+        case .dismissed:
+            break
         }
-        if activity.activityState == .active, let stale = activity.content.staleDate { dates.append(stale) }
-        if activity.activityState == .ended, let dismissal = activity.dismissalDate { dates.append(dismissal) }
         return dates.min()
     }
 
     // MARK: Commands
 
-    /// Applies a `start`, `update` or `end` command at `now`, then any deadline already due.
+    /// Applies a command at `now`, then any deadline already due.
     /// - Parameters:
-    ///   - command: the validated command (`list` changes nothing).
+    ///   - command: the validated command (`list`, `catchUp` and `history` change nothing).
     ///   - now: the current time (UTC).
     ///   - newID: makes the id of a started activity.
     /// - Returns: the activity named, and the events caused, in order.
-    /// - Throws: ``ProtocolError`` (`unknown_activity`, `activity_ended`, `limit_exceeded`, `invalid_field`);
-    ///   nothing has changed when it throws.
+    /// - Throws: ``ProtocolError`` (`unknown_activity`, `activity_ended`, `invalid_state`, `limit_exceeded`,
+    ///   `invalid_field`); nothing has changed when it throws.
     public mutating func apply(_ command: ClientMessage.Command, now: Date, newID: () -> String) throws(ProtocolError) -> Outcome {
         var outcome: Outcome
         switch command {
         case .start(let start): outcome = try self.start(start, now: now, id: newID())
         case .update(let update): outcome = try self.update(update, now: now)
         case .end(let end): outcome = try self.end(end, now: now)
+        case .pause(let id): outcome = try pause(id, now: now)
+        case .resume(let id): outcome = try resume(id, now: now)
+        case .extend(let id, let seconds): outcome = try extend(id, by: seconds, now: now)
         case .list, .catchUp, .history: outcome = Outcome(events: [])
         }
         outcome.events += advance(to: now)
@@ -94,25 +114,27 @@ public struct ActivityCenter: Sendable {
     }
 
     private mutating func start(_ command: StartCommand, now: Date, id: String) throws(ProtocolError) -> Outcome {
-        let running = activities.values.count { $0.activityState.isRunning }
-        guard running < maximumRunning else {
+        let live = activities.values.count { $0.activityState.isLive }
+        guard live < maximumLive else {
             throw ProtocolError(.limitExceeded, field: nil,
-                                message: "too many activities: \(running) are running and the limit is \(maximumRunning); end one first")
+                                message: "too many activities: \(live) are live and the limit is \(maximumLive); end one first")
         }
-        let (content, timer) = try command.content.resolve(for: command.kind, now: now)
+        let begin = max(command.startDate ?? now, now)
+        let (content, timer) = try command.content.resolve(for: command.kind, now: begin)
         let activity = Activity(id: id, attributesType: command.kind.attributesType, attributes: command.attributes,
-                                content: content, timer: timer, startDate: now)
+                                content: content, timer: timer, activityState: begin > now ? .pending : .active,
+                                startDate: begin)
         activities[id] = activity
-        return Outcome(activityId: id, events: [event(.started, activity)])
+        return Outcome(activityId: id, events: [event(begin > now ? .scheduled : .started, activity)])
     }
 
     private mutating func update(_ command: UpdateCommand, now: Date) throws(ProtocolError) -> Outcome {
-        var activity = try running(command.activityId)
-        let (content, timer) = try command.content.resolve(for: try kind(of: activity), now: now)
+        var activity = try live(command.activityId)
+        let (content, timer) = try command.content.resolve(for: try kind(of: activity), now: max(now, activity.startDate))
         activity.content = content
         if timer != activity.timer { activity.timerFinished = false }
         activity.timer = timer
-        activity.activityState = .active
+        if activity.activityState == .stale { activity.activityState = .active }
         activities[activity.id] = activity
         return Outcome(activityId: activity.id, events: [event(.updated, activity, alert: command.alert)])
     }
@@ -123,7 +145,7 @@ public struct ActivityCenter: Sendable {
             guard let activity = activities[id] else { throw unknown(id) }
             var finalContent: (ActivityContent, TimerRange?)?
             if let content = command.content {
-                guard activity.activityState.isRunning else {
+                guard activity.activityState.isLive else {
                     throw ProtocolError(.activityEnded, field: "content", message: "content: activity \(id) has already ended; its final content cannot change")
                 }
                 finalContent = try content.resolve(for: try kind(of: activity), now: now)
@@ -134,7 +156,7 @@ public struct ActivityCenter: Sendable {
             var ids: [String] = []
             for activity in ordered {
                 var finalContent: (ActivityContent, TimerRange?)?
-                if let content = command.content, activity.activityState.isRunning {
+                if let content = command.content, activity.activityState.isLive {
                     finalContent = try content.resolve(for: try kind(of: activity), now: now)
                 }
                 ids.append(activity.id)
@@ -144,20 +166,22 @@ public struct ActivityCenter: Sendable {
         }
     }
 
-    /// Ends one activity (or, if it has ended already, re-applies the dismissal policy).
+    /// Ends one activity (or, if it has ended already, re-applies the dismissal policy). A pending
+    /// activity never showed, so it is dismissed at once.
     private mutating func end(_ id: String, content: (ActivityContent, TimerRange?)?, policy: DismissalPolicy, reason: EndReason,
                               now: Date) -> [ActivityEvent] {
         guard var activity = activities[id] else { return [] }
         var events: [ActivityEvent] = []
-        if activity.activityState.isRunning {
+        if activity.activityState.isLive {
             if let (content, timer) = content {
                 activity.content = content
                 activity.timer = timer
             }
+            let wasPending = activity.activityState == .pending
             activity.activityState = .ended
             activity.endDate = now
             activity.endReason = reason
-            activity.dismissalDate = policy.dismissalDate(endDate: now, now: now)
+            activity.dismissalDate = wasPending ? now : policy.dismissalDate(endDate: now, now: now)
             activities[id] = activity
             events.append(event(.ended, activity))
         } else {
@@ -172,8 +196,8 @@ public struct ActivityCenter: Sendable {
 
     // MARK: Deadlines
 
-    /// Applies every deadline due at `now`: the 8-hour cap (`ended`), countdowns reaching zero
-    /// (`timerFinished`), stale dates (`stale`) and dismissal dates (`dismissed`).
+    /// Applies every deadline due at `now`: scheduled starts (`started`), the 8-hour cap (`ended`),
+    /// countdowns reaching zero (`timerFinished`), stale dates (`stale`) and dismissal dates (`dismissed`).
     /// - Parameter now: the current time (UTC).
     /// - Returns: the events, in order.
     public mutating func advance(to now: Date) -> [ActivityEvent] {
@@ -183,11 +207,16 @@ public struct ActivityCenter: Sendable {
             .sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
         for original in due {
             var activity = original
+            if activity.activityState == .pending, now >= activity.startDate {
+                activity.activityState = .active
+                activities[activity.id] = activity
+                events.append(event(.started, activity))
+            }
             if activity.activityState.isRunning, now >= activity.startDate.addingTimeInterval(Lifetime.maximumActive) {
                 events += end(activity.id, content: nil, policy: .default, reason: .lifetimeLimit, now: now)
                 continue
             }
-            if activity.activityState.isRunning, let timer = activity.timer, !activity.timerFinished, now >= timer.end {
+            if activity.activityState.isRunning, let timer = activity.timer, !activity.timerFinished, timer.hasFinished(at: now) {
                 activity.timerFinished = true
                 activities[activity.id] = activity
                 events.append(event(.timerFinished, activity))
@@ -212,21 +241,22 @@ public struct ActivityCenter: Sendable {
         return event(.dismissed, activity)
     }
 
-    private mutating func event(_ kind: ActivityEvent.Kind, _ activity: Activity, alert: AlertConfiguration? = nil) -> ActivityEvent {
+    mutating func event(_ kind: ActivityEvent.Kind, _ activity: Activity, alert: AlertConfiguration? = nil) -> ActivityEvent {
         sequence += 1
         return ActivityEvent(kind: kind, sequence: sequence, activity: activity, alert: alert)
     }
 
-    private func running(_ id: String) throws(ProtocolError) -> Activity {
+    /// The activity `id` if it still takes updates (pending, active or stale).
+    func live(_ id: String) throws(ProtocolError) -> Activity {
         guard let activity = activities[id] else { throw unknown(id) }
-        guard activity.activityState.isRunning else {
+        guard activity.activityState.isLive else {
             throw ProtocolError(.activityEnded, field: "activityId",
                                 message: "activityId: activity \(id) has ended; ended activities take no updates")
         }
         return activity
     }
 
-    private func kind(of activity: Activity) throws(ProtocolError) -> any ActivityKind.Type {
+    func kind(of activity: Activity) throws(ProtocolError) -> any ActivityKind.Type {
         try ActivityKinds.kind(named: activity.attributesType, field: "attributesType")
     }
 

@@ -2,7 +2,26 @@
 public struct ActivityEvent: Sendable, Hashable {
     /// What happened, as the `event` string on the wire.
     public enum Kind: String, Sendable, Codable, CaseIterable {
-        case started, updated, stale, timerFinished, ended, dismissed
+        /// A `start` with a future `startDate` created a `pending` activity.
+        case scheduled
+        /// The activity started (at once, or at its scheduled `startDate`).
+        case started
+        /// Its content changed (`update`).
+        case updated
+        /// Its countdown froze (`pause`).
+        case paused
+        /// Its countdown runs again, its end moved by the paused time (`resume`).
+        case resumed
+        /// Its countdown's end moved (`extend`).
+        case extended
+        /// Its `staleDate` passed.
+        case stale
+        /// Its countdown reached zero.
+        case timerFinished
+        /// It ended (`end`, or the 8-hour limit).
+        case ended
+        /// It was removed from every presentation.
+        case dismissed
     }
 
     /// What happened.

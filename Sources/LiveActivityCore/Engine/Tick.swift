@@ -6,8 +6,23 @@ public struct Tick: Sendable, Hashable {
     public struct Timer: Sendable, Hashable, Encodable {
         /// The activity whose timer this is.
         public var activityId: String
-        /// Whole seconds left, rounded up, never negative.
+        /// Whole seconds left, rounded up, never negative (frozen while paused).
         public var remainingSeconds: Int
+        /// Whether the countdown is paused.
+        public var paused: Bool = false
+        /// For a `pending` activity: whole seconds until it starts.
+        public var startsInSeconds: Int?
+
+        private enum CodingKeys: String, CodingKey { case activityId, remainingSeconds, paused, startsInSeconds }
+
+        /// Encodes `paused` only when true and `startsInSeconds` only when pending.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(activityId, forKey: .activityId)
+            try container.encode(remainingSeconds, forKey: .remainingSeconds)
+            if paused { try container.encode(true, forKey: .paused) }
+            try container.encodeIfPresent(startsInSeconds, forKey: .startsInSeconds)
+        }
     }
 
     /// The server's clock when the tick was built (UTC).

@@ -24,6 +24,10 @@ public protocol ActivityKind: Sendable {
     /// The state for the `durationSeconds` shortcut: a countdown from `now` to `now + seconds`.
     /// - Returns: `nil` when the kind has no countdown (the shortcut is then refused).
     static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)?
+
+    /// `state` with its countdown replaced by `timer` (for pause, resume and extend).
+    /// Only called for states whose kind reported a countdown.
+    static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue
 }
 
 /// The registry of built-in activity kinds.

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// - Attributes: `{"workout": "jogging" | "aerobics" | "yoga"}`; the seed app's integer raw values
 ///   0 / 1 / 2 are accepted on input and written as strings.
-/// - ContentState: `{"workoutTimer": {"start": ISO-8601, "end": ISO-8601}}`, a countdown range.
+/// - ContentState: `{"workoutTimer": {"start": ISO-8601, "end": ISO-8601}, "pausedAt": ISO-8601?}`, a
+///   countdown range, frozen at `pausedAt` while paused.
 public enum WorkoutActivity: ActivityKind {
     /// The kinds of workout, in the seed app's raw-value order.
     public enum Workout: String, Sendable, CaseIterable {
@@ -46,8 +47,12 @@ public enum WorkoutActivity: ActivityKind {
         guard end >= start else {
             throw .invalid(range.path("end"), "must not be before \(range.path("start")) (\(ISODate.format(start)))")
         }
-        let timer = TimerRange(start: start, end: end)
+        let timer = TimerRange(start: start, end: end, pausedAt: try reader.date("pausedAt"))
         return (encode(timer), timer)
+    }
+
+    public static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
+        encode(timer)
     }
 
     public static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
@@ -56,9 +61,11 @@ public enum WorkoutActivity: ActivityKind {
     }
 
     private static func encode(_ timer: TimerRange) -> JSONValue {
-        .object(["workoutTimer": .object([
+        var state: [String: JSONValue] = ["workoutTimer": .object([
             "start": .string(ISODate.format(timer.start)),
             "end": .string(ISODate.format(timer.end)),
-        ])])
+        ])]
+        if let pausedAt = timer.pausedAt { state["pausedAt"] = .string(ISODate.format(pausedAt)) }
+        return .object(state)
     }
 }

@@ -2,6 +2,8 @@
 ///
 /// Source: https://developer.apple.com/documentation/activitykit/activitystate
 public enum ActivityState: String, Sendable, Codable, CaseIterable {
+    /// Scheduled for a future `startDate` (iOS 26); becomes `active` then.
+    case pending
     /// Visible and accepting updates.
     case active
     /// Its `staleDate` has passed; still visible and accepting updates.
@@ -11,6 +13,9 @@ public enum ActivityState: String, Sendable, Codable, CaseIterable {
     /// Removed from every presentation; it leaves every list.
     case dismissed
 
-    /// Whether the activity is running (`active` or `stale`), so that updates and ticks apply.
+    /// Whether the activity is running (`active` or `stale`), so that its countdown ticks and can pause.
     public var isRunning: Bool { self == .active || self == .stale }
+
+    /// Whether the activity still takes updates: `pending`, `active` or `stale`.
+    public var isLive: Bool { self == .pending || isRunning }
 }

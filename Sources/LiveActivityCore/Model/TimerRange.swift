@@ -1,22 +1,38 @@
 import Foundation
 
-/// A countdown's date range, as `Text(timerInterval:)` takes it: from `start` down to `end`.
+/// A countdown, as `Text(timerInterval:pauseTime:countsDown:)` takes it: a date range counted down from
+/// `start` to `end`, frozen at `pausedAt` while paused.
+///
+/// Source: https://developer.apple.com/documentation/swiftui/text/init(timerinterval:pausetime:countsdown:showshours:)
 public struct TimerRange: Sendable, Hashable {
     /// When the countdown began (UTC).
     public var start: Date
     /// When it reaches zero (UTC); never before `start`.
     public var end: Date
+    /// The instant the countdown froze (UTC), `nil` while it runs.
+    public var pausedAt: Date?
 
     /// Creates a range; `end` must not be before `start`.
-    public init(start: Date, end: Date) {
+    public init(start: Date, end: Date, pausedAt: Date? = nil) {
         precondition(end >= start, "TimerRange end before start")
         self.start = start
         self.end = end
+        self.pausedAt = pausedAt
     }
 
-    /// Seconds left at `now`, rounded up to whole seconds and never negative, as a countdown shows them.
+    /// Whether the countdown is frozen.
+    public var isPaused: Bool { pausedAt != nil }
+
+    /// Seconds left at `now` (frozen at `pausedAt` while paused), rounded up to whole seconds and never
+    /// negative, as a countdown shows them.
     public func remainingSeconds(at now: Date) -> Int {
-        let left = end.timeIntervalSince(now)
+        let reference = pausedAt.map { min($0, now) } ?? now
+        let left = end.timeIntervalSince(reference)
         return left <= 0 ? 0 : Int(left.rounded(.up))
+    }
+
+    /// Whether the countdown has reached zero at `now` (a paused countdown never does).
+    public func hasFinished(at now: Date) -> Bool {
+        pausedAt == nil && now >= end
     }
 }

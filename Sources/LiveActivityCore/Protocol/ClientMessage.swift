@@ -10,6 +10,12 @@ public struct ClientMessage: Sendable {
         case update(UpdateCommand)
         /// `end` / `stop`: end one or all activities.
         case end(EndCommand)
+        /// `pause`: freeze an activity's countdown.
+        case pause(activityId: String)
+        /// `resume`: run a paused countdown again, moving its end by the paused time.
+        case resume(activityId: String)
+        /// `extend`: move a countdown's end by `seconds` (negative shortens, never below now).
+        case extend(activityId: String, seconds: TimeInterval)
         /// `list`: send a snapshot.
         case list
         /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
@@ -24,7 +30,7 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "list", "catchUp", "history"]
+    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history"]
 
     /// Parses one text frame.
     ///
@@ -57,6 +63,15 @@ public struct ClientMessage: Sendable {
         case "start": return .start(try StartCommand(message))
         case "update": return .update(try UpdateCommand(message))
         case "end", "stop": return .end(try EndCommand(message))
+        case "pause": return .pause(activityId: try activityID(message))
+        case "resume": return .resume(activityId: try activityID(message))
+        case "extend":
+            let id = try activityID(message)
+            guard let seconds = try message.number("seconds") else { throw .missing("seconds") }
+            guard seconds != 0, abs(seconds) <= Lifetime.maximumActive else {
+                throw .invalid("seconds", "expected a non-zero number of seconds within ±\(Int(Lifetime.maximumActive)), got \(seconds)")
+            }
+            return .extend(activityId: id, seconds: seconds)
         case "list": return .list
         case "catchUp": return .catchUp(since: try sequence(message, "since"))
         case "history": return .history(try HistoryQuery(message))
@@ -68,6 +83,12 @@ public struct ClientMessage: Sendable {
 }
 
 extension ClientMessage {
+    /// Reads the required `activityId`.
+    static func activityID(_ message: FieldReader) throws(ProtocolError) -> String {
+        guard let id = try message.string("activityId", maxLength: 128) else { throw .missing("activityId") }
+        return id
+    }
+
     /// Reads a sequence number: a whole number from 0 up.
     static func sequence(_ message: FieldReader, _ key: String) throws(ProtocolError) -> UInt64 {
         guard let number = try message.number(key) else { throw .missing(message.path(key)) }
@@ -174,6 +195,8 @@ public struct StartCommand: Sendable {
     public var attributes: JSONValue
     /// The initial content.
     public var content: ContentInput
+    /// When to start (UTC); a future date creates a `pending` activity, `nil` or a past date starts at once.
+    public var startDate: Date?
 
     init(_ message: FieldReader) throws(ProtocolError) {
         let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.attributesType
@@ -181,6 +204,7 @@ public struct StartCommand: Sendable {
         attributes = try kind.attributes(from: try message.required("attributes"), field: "attributes")
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
         self.content = content
+        startDate = try message.date("startDate")
     }
 }
 
@@ -194,8 +218,7 @@ public struct UpdateCommand: Sendable {
     public var alert: AlertConfiguration?
 
     init(_ message: FieldReader) throws(ProtocolError) {
-        guard let id = try message.string("activityId", maxLength: 128) else { throw .missing("activityId") }
-        activityId = id
+        activityId = try ClientMessage.activityID(message)
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
         self.content = content
         if let alert = try message.object("alert") {

@@ -17,6 +17,8 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         case unknownActivity = "unknown_activity"
         /// The activity has ended; ActivityKit ignores updates to ended activities.
         case activityEnded = "activity_ended"
+        /// The activity is not in a state that allows this (pausing a paused countdown, resuming a running one).
+        case invalidState = "invalid_state"
         /// A size or count limit was reached.
         case limitExceeded = "limit_exceeded"
         /// The store could not record the change; nothing changed and nothing was acknowledged.
