@@ -59,8 +59,10 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     /// Starts the service thread and returns once the server listens.
     /// - Returns: the TCP port it listens on (the kernel's pick when the configuration says 0).
-    /// - Throws: ``ServerError`` when the public folder is missing or the address cannot be bound.
+    /// - Throws: ``ServerError`` when the configuration is unsafe or incomplete (see
+    ///   ``ServerConfiguration/validate()``), the public folder is missing or the address cannot be bound.
     public func start() throws -> Int {
+        try configuration.validate()
         let index = configuration.publicDirectory.appendingPathComponent("index.html").path
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
@@ -90,13 +92,16 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     private func serviceMain() {
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
-        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path)
+        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                                            pingAfter: configuration.pingIntervalSeconds,
+                                            hangUpAfter: configuration.idleTimeoutSeconds)
         var info = lws_context_creation_info()
         info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
             | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.uid = -1
         info.gid = -1
+        if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         guard let context = lws_create_context(&info) else {
             finishStartup(.failure(.context))
             return
@@ -110,6 +115,11 @@ public final class LiveActivityServer: @unchecked Sendable {
         info.extensions = UnsafePointer(resources.extensions)
         info.mounts = UnsafePointer(resources.mount)
         info.vhost_name = UnsafePointer(resources.keep("default"))
+        info.retry_and_idle_policy = UnsafePointer(resources.idlePolicy)
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
+            info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
+            info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
+        }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)
             finishStartup(.failure(.listen(host: configuration.host, port: configuration.port)))

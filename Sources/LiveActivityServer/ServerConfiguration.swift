@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCore
 
 /// Everything the server needs to know to run, as one value with embedded defaults.
 ///
@@ -12,8 +13,29 @@ public struct ServerConfiguration: Sendable {
     public var publicDirectory: URL
     /// Largest WebSocket message accepted, in bytes; larger ones close the connection with 1009. Default 64 KiB.
     public var maximumMessageBytes: Int = 64 * 1024
-    /// Most frames queued for one client before it is dropped as too slow (close 1008). Default 4096.
-    public var maximumQueuedFrames: Int = 4096
+    /// Most bytes queued for one client before it is closed as too slow (close 1013, try again later).
+    /// Ticks are not counted: only the newest is kept. Default 4 MiB.
+    public var maximumQueuedBytes: Int = 4 * 1024 * 1024
+    /// Most WebSocket connections at once; over it the handshake gets HTTP 503. Default 20,000.
+    public var maximumConnections: Int = 20_000
+    /// Messages a connection may send per second, sustained (token bucket rate). Default 20.
+    public var messagesPerSecond: Double = 20
+    /// Messages a connection may send in one burst (token bucket capacity). Default 40.
+    public var messageBurst: Double = 40
+    /// Refused messages in a row after which a flooding connection is closed with 1008. Default 100.
+    public var rateLimitedBeforeClose: Int = 100
+    /// Who may watch and who may control.
+    public var access = AccessPolicy()
+    /// Origins (`scheme://host[:port]`) allowed to open WebSockets besides the server's own. Default none.
+    public var allowedOrigins: [String] = []
+    /// PEM certificate chain for https/wss on the same port; `nil` = plain http/ws.
+    public var tlsCertificatePath: String?
+    /// PEM private key for ``tlsCertificatePath``.
+    public var tlsPrivateKeyPath: String?
+    /// Seconds a connection may be silent before the server sends a WebSocket ping. Default 30.
+    public var pingIntervalSeconds: Int = 30
+    /// Seconds without any frame (pong included) after which a connection is dropped. Default 75.
+    public var idleTimeoutSeconds: Int = 75
     /// Most activities live (pending, active or stale) at once. Default 64.
     public var maximumLiveActivities: Int = 64
     /// How long shutdown waits for clients to take their close frame, in seconds. Default 1.
@@ -22,5 +44,26 @@ public struct ServerConfiguration: Sendable {
     /// Creates a configuration serving `publicDirectory`, with every other value at its default.
     public init(publicDirectory: URL) {
         self.publicDirectory = publicDirectory
+    }
+
+    /// Whether the server speaks TLS (https/wss).
+    public var usesTLS: Bool { tlsCertificatePath != nil }
+
+    /// Checks the settings that would make the server unsafe or unable to run.
+    /// - Throws: ``ServerError`` naming the setting: an open server on a non-loopback address, TLS with
+    ///   only one of certificate and key, a limit below 1.
+    public func validate() throws {
+        if access.controllerToken == nil, !AccessPolicy.isLoopback(host) {
+            throw ServerError("refusing to listen on \(host) without a controller token: anyone who can reach it could start and end activities. Set --controller-token (or LIVEACTIVITY_CONTROLLER_TOKEN), or listen on 127.0.0.1")
+        }
+        if (tlsCertificatePath == nil) != (tlsPrivateKeyPath == nil) {
+            throw ServerError("TLS needs both --tls-cert and --tls-key")
+        }
+        for path in [tlsCertificatePath, tlsPrivateKeyPath].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
+            throw ServerError("cannot read the TLS file \(path)")
+        }
+        if maximumMessageBytes < 1024 { throw ServerError("--max-message-bytes must be at least 1024") }
+        if maximumConnections < 1 { throw ServerError("--max-connections must be at least 1") }
+        if messagesPerSecond <= 0 || messageBurst < 1 { throw ServerError("--rate must be above 0 and --burst at least 1") }
     }
 }

@@ -3,7 +3,8 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
     /// Human-readable reason, naming the setting at fault.
     public let description: String
 
-    init(_ description: String) { self.description = description }
+    /// Creates an error with a sentence naming the setting at fault.
+    public init(_ description: String) { self.description = description }
 
     static func listen(host: String, port: Int) -> ServerError {
         ServerError("cannot listen on \(host):\(port) (address in use, not local, or not permitted)")

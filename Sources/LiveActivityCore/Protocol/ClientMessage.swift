@@ -18,6 +18,8 @@ public struct ClientMessage: Sendable {
         case extend(activityId: String, seconds: TimeInterval)
         /// `list`: send a snapshot.
         case list
+        /// `hello`: present a token (browsers cannot set headers on WebSocket).
+        case hello(token: String)
         /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
         case catchUp(since: UInt64)
         /// `history`: send finished activities, newest first.
@@ -30,7 +32,7 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history"]
+    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello"]
 
     /// Parses one text frame.
     ///
@@ -73,11 +75,24 @@ public struct ClientMessage: Sendable {
             }
             return .extend(activityId: id, seconds: seconds)
         case "list": return .list
+        case "hello":
+            guard let token = try message.string("token", maxLength: 512) else { throw .missing("token") }
+            return .hello(token: token)
         case "catchUp": return .catchUp(since: try sequence(message, "since"))
         case "history": return .history(try HistoryQuery(message))
         default:
             throw ProtocolError(.unknownType, field: "type",
                                 message: "type: unknown message type \"\(type)\"; expected one of \(types.joined(separator: ", "))")
+        }
+    }
+}
+
+extension ClientMessage.Command {
+    /// Whether the command changes activities, which only controllers may do.
+    public var isControl: Bool {
+        switch self {
+        case .start, .update, .end, .pause, .resume, .extend: true
+        case .list, .hello, .catchUp, .history: false
         }
     }
 }
@@ -270,6 +285,24 @@ public struct EndCommand: Sendable {
             return .after(date)
         case let other?:
             throw .invalid(field, "expected \"default\", \"immediate\" or {\"after\": ISO-8601 date}, got \(FieldReader.show(other))")
+        }
+    }
+}
+
+extension ClientMessage.Command {
+    /// The message `type` that carries this command, for messages to people.
+    public var name: String {
+        switch self {
+        case .start: "start"
+        case .update: "update"
+        case .end: "end"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .extend: "extend"
+        case .list: "list"
+        case .hello: "hello"
+        case .catchUp: "catchUp"
+        case .history: "history"
         }
     }
 }

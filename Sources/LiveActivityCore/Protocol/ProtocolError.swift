@@ -19,6 +19,12 @@ public struct ProtocolError: Error, Sendable, Equatable, CustomStringConvertible
         case activityEnded = "activity_ended"
         /// The activity is not in a state that allows this (pausing a paused countdown, resuming a running one).
         case invalidState = "invalid_state"
+        /// The connection's role may not do this (a viewer sending a control message).
+        case forbidden = "forbidden"
+        /// A token is needed, or the one presented matches none.
+        case unauthorized = "unauthorized"
+        /// Too many messages too fast on this connection; slow down.
+        case rateLimited = "rate_limited"
         /// A size or count limit was reached.
         case limitExceeded = "limit_exceeded"
         /// The store could not record the change; nothing changed and nothing was acknowledged.

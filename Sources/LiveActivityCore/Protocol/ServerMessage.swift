@@ -4,8 +4,12 @@ import Foundation
 /// text frame, whatever the number of clients it goes to.
 public enum ServerMessage: Sendable {
     /// On connect and in reply to `list`: every activity not dismissed, in presentation order. `reset` is
-    /// true when it answers a resume whose events are no longer in the log.
-    case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity], reset: Bool = false)
+    /// true when it answers a resume whose events are no longer in the log; `role` tells the connection
+    /// what it may do.
+    case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity], reset: Bool = false,
+                  role: AccessPolicy.Role? = nil)
+    /// In reply to `hello`: the connection's role from now on.
+    case hello(requestId: JSONValue?, role: AccessPolicy.Role)
     /// After the events replayed for a resume (`/ws?since=N` or `catchUp`): live events follow.
     case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64)
     /// In reply to `history`: finished activities, newest first.
@@ -36,20 +40,25 @@ private struct Wire: Encodable {
     init(_ message: ServerMessage) { self.message = message }
 
     private enum Key: String, CodingKey {
-        case type, requestId, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
+        case type, requestId, role, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
         case activityId, activityIds, code, field, message
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         switch message {
-        case .snapshot(let requestId, let serverTime, let sequence, let activities, let reset):
+        case .snapshot(let requestId, let serverTime, let sequence, let activities, let reset, let role):
             try c.encode("snapshot", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encodeIfPresent(role, forKey: .role)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
             try c.encode(activities, forKey: .activities)
             if reset { try c.encode(true, forKey: .reset) }
+        case .hello(let requestId, let role):
+            try c.encode("hello", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(role, forKey: .role)
         case .caughtUp(let requestId, let serverTime, let sequence):
             try c.encode("caughtUp", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)

@@ -7,7 +7,8 @@ import LiveActivityCore
 /// - `GET /api/activities`: the same object as the WebSocket `snapshot`.
 /// - `GET /api/history?limit=&before=`: finished activities, newest first (`limit` 1…500, default 50;
 ///   `before` an ISO-8601 date for paging), as the WebSocket `history` reply.
-/// Errors are `{"type":"error","code","field","message"}` with status 400 or 404.
+/// Errors are `{"type":"error","code","field","message"}` with status 400, 401 (a token is needed: give
+/// `Authorization: Bearer …` or `?token=`), 404 or 503.
 extension LiveActivityServer {
     /// Whether the request is for the API (its path starts with `/api/` or is `/api`).
     func isAPIRequest(_ wsi: OpaquePointer) -> Bool {
@@ -21,6 +22,11 @@ extension LiveActivityServer {
         let id = nextSessionID
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
+        let role = configuration.access.role(presenting: presentedToken(wsi))
+        guard let role, role != .unauthenticated else {
+            return respond(wsi, id: id, status: 401, body: ServerMessage.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
+                message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)")).encoded())
+        }
         let (status, message) = route(header(wsi, WSI_TOKEN_GET_URI) ?? "", wsi)
         return respond(wsi, id: id, status: status, body: message.encoded())
     }

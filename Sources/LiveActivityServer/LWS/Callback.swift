@@ -12,7 +12,7 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     let server = Unmanaged<LiveActivityServer>.fromOpaque(owner).takeUnretainedValue()
     switch reason {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return server.acceptsUpgrade(wsi) ? 0 : 1
+        return server.admitUpgrade(wsi)
     case LWS_CALLBACK_ESTABLISHED:
         guard let user else { return -1 }
         server.sessionOpened(wsi, sessionData: user)

@@ -23,9 +23,19 @@ final class LWSContextResources {
     let mount: UnsafeMutablePointer<lws_http_mount>
     private let apiMount: UnsafeMutablePointer<lws_http_mount>
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
+    /// Idle policy: lws pings a silent connection, then hangs up if nothing comes back.
+    let idlePolicy: UnsafeMutablePointer<lws_retry_bo_t>
 
-    /// - Parameter publicDirectory: absolute path of the folder served at `/`.
-    init(publicDirectory: String) {
+    /// - Parameters:
+    ///   - publicDirectory: absolute path of the folder served at `/`.
+    ///   - pingAfter: seconds of silence before lws sends a WebSocket ping.
+    ///   - hangUpAfter: seconds of silence after which lws drops the connection.
+    init(publicDirectory: String, pingAfter: Int, hangUpAfter: Int) {
+        idlePolicy = .allocate(capacity: 1)
+        var policy = lws_retry_bo_t()
+        policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
+        policy.secs_since_valid_hangup = UInt16(clamping: hangUpAfter)
+        idlePolicy.initialize(to: policy)
         protocols = .allocate(capacity: 2)
         extensions = .allocate(capacity: 2)
         mount = .allocate(capacity: 1)
@@ -85,6 +95,7 @@ final class LWSContextResources {
         extensions.deallocate()
         mount.deallocate()
         apiMount.deallocate()
+        idlePolicy.deallocate()
         mimeTypes.deallocate()
         for string in strings { free(string) }
     }

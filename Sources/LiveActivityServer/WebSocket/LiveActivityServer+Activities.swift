@@ -11,6 +11,17 @@ extension LiveActivityServer {
         case .failure(let error):
             send(.error(requestId: message.requestId, error), to: session)
             return
+        case .success(.hello(let token)):
+            hello(session, token: token, requestId: message.requestId)
+            return
+        case .success(let command) where session.role == .unauthenticated:
+            send(.error(requestId: message.requestId, ProtocolError(.unauthorized, field: "token",
+                 message: "token: present a token first with {\"type\":\"hello\",\"token\":…} (got \(command.name))")), to: session)
+            return
+        case .success(let command) where command.isControl && session.role < .controller:
+            send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: "type",
+                 message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
+            return
         case .success(.list):
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
@@ -44,6 +55,19 @@ extension LiveActivityServer {
         send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
         broadcast(outcome.events, at: now)
         scheduleTimer(now: now)
+    }
+
+    /// Answers `hello`: takes the role the token grants; a client that could not watch before now gets its
+    /// snapshot.
+    private func hello(_ session: Session, token: String, requestId: JSONValue?) {
+        guard let role = configuration.access.role(presenting: token) else {
+            send(.error(requestId: requestId, ProtocolError(.unauthorized, field: "token", message: "token: matches no role")), to: session)
+            return
+        }
+        let before = session.role
+        session.role = role
+        send(.hello(requestId: requestId, role: role), to: session)
+        if before == .unauthenticated, role != .unauthenticated { greet(session, since: nil) }
     }
 
     /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.
@@ -94,7 +118,7 @@ extension LiveActivityServer {
         guard !events.isEmpty else { return }
         for event in events {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
-            for session in sessions.values { enqueue(frame, to: session) }
+            for session in sessions.values where session.role != .unauthenticated { enqueue(frame, to: session) }
             logger.debug("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
                                    "activity.id": event.activity.id])
         }
@@ -104,7 +128,9 @@ extension LiveActivityServer {
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet.
     func broadcast(_ tick: Tick) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
-        for session in sessions.values where session.closing == nil { session.pendingTick = frame }
+        for session in sessions.values where session.closing == nil && session.role != .unauthenticated {
+            session.pendingTick = frame
+        }
         requestWritableForAll()
     }
 

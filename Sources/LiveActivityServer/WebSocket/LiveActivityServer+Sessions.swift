@@ -2,30 +2,90 @@ import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// Connections: accepting, reading whole messages, writing queued frames, closing. Service thread only.
+/// Connections: admitting, reading whole messages, writing queued frames, closing. Service thread only.
 extension LiveActivityServer {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
+    /// Close code 1013, "try again later" (RFC 6455 §7.4.1 registry), for clients too slow to keep up.
+    static let tryAgainLater = lws_close_status(rawValue: 1013)
 
-    /// Whether a WebSocket upgrade request may proceed: only on ``webSocketPath`` and not while stopping.
-    func acceptsUpgrade(_ wsi: OpaquePointer) -> Bool {
-        guard !shuttingDown else { return false }
-        return header(wsi, WSI_TOKEN_GET_URI) == Self.webSocketPath
+    /// Decides whether a WebSocket handshake may proceed; if not, answers it with an HTTP status.
+    /// - Returns: 0 to accept, nonzero to refuse (after writing 403, 404, 401 or 503).
+    func admitUpgrade(_ wsi: OpaquePointer) -> Int32 {
+        guard !shuttingDown else { return refuse(wsi, 503, "server shutting down") }
+        guard header(wsi, WSI_TOKEN_GET_URI) == Self.webSocketPath else {
+            return refuse(wsi, 404, "the WebSocket endpoint is \(Self.webSocketPath)")
+        }
+        guard originAllowed(wsi) else {
+            logger.warning("refused a cross-origin WebSocket", ["origin": header(wsi, WSI_TOKEN_ORIGIN) ?? ""])
+            return refuse(wsi, 403, "origin not allowed; start the server with --allowed-origin to allow it")
+        }
+        guard sessions.count < configuration.maximumConnections else {
+            return refuse(wsi, 503, "too many connections (the limit is \(configuration.maximumConnections))")
+        }
+        guard configuration.access.role(presenting: presentedToken(wsi)) != nil else {
+            return refuse(wsi, 401, "the token matches no role")
+        }
+        return 0
     }
 
-    /// Registers a new client and queues its `snapshot`.
+    /// Answers a refused handshake with a complete HTTP/1.1 response (lws 4.1's own helper writes an
+    /// HTTP/1.0 status line at this stage, which WebSocket clients reject as malformed).
+    private func refuse(_ wsi: OpaquePointer, _ status: Int, _ reason: String) -> Int32 {
+        let titles = [401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
+        let body = "\(status) \(titles[status] ?? "Error"): \(reason)\n"
+        let response = "HTTP/1.1 \(status) \(titles[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
+        let frame = Frame(Array(response.utf8))
+        _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
+        return 1
+    }
+
+    /// Same-origin by default: a browser's `Origin` must be this server's own scheme and `Host`, or one of
+    /// the allowed origins. Clients that send no `Origin` (scripts) are not browsers and pass.
+    private func originAllowed(_ wsi: OpaquePointer) -> Bool {
+        guard let origin = header(wsi, WSI_TOKEN_ORIGIN)?.lowercased() else { return true }
+        let scheme = configuration.usesTLS ? "https" : "http"
+        if let host = header(wsi, WSI_TOKEN_HOST)?.lowercased(), origin == "\(scheme)://\(host)" { return true }
+        return configuration.allowedOrigins.contains { $0.lowercased() == origin }
+    }
+
+    /// The token a client presents: `Authorization: Bearer …` (scripts) or `?token=` (browsers).
+    func presentedToken(_ wsi: OpaquePointer) -> String? {
+        if let authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION) {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+        }
+        return queryArgument(wsi, "token")
+    }
+
+    /// Registers a new client and queues its first message: a `snapshot` (or the events after
+    /// `?since=`), or, if it must present a token first, an `unauthorized` error.
     func sessionOpened(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) {
         let id = nextSessionID
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
-        let session = Session(id: id, wsi: wsi)
+        let role = configuration.access.role(presenting: presentedToken(wsi)) ?? .unauthenticated
+        let session = Session(id: id, wsi: wsi, role: role,
+                              bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
         sessions[id] = session
-        if let since = queryArgument(wsi, "since").flatMap(UInt64.init) {
-            resume(session, since: since, requestId: nil)
+        if role == .unauthenticated {
+            send(.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
+                 message: "token: this server needs a token to watch; send {\"type\":\"hello\",\"token\":…}")), to: session)
         } else {
-            send(.snapshot(requestId: nil, serverTime: clock(), sequence: center.sequence, activities: center.ordered), to: session)
+            greet(session, since: queryArgument(wsi, "since").flatMap(UInt64.init))
         }
-        logger.debug("client connected", ["session.id": "\(id)", "sessions.total": "\(sessions.count)"])
+        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(sessions.count)"])
+    }
+
+    /// The first data a watching client gets: a snapshot, or the events after `since`.
+    func greet(_ session: Session, since: UInt64?, requestId: JSONValue? = nil) {
+        if let since {
+            resume(session, since: since, requestId: requestId)
+        } else {
+            send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence, activities: center.ordered,
+                           role: session.role), to: session)
+        }
     }
 
     /// Forgets a client whose connection has closed.
@@ -35,24 +95,23 @@ extension LiveActivityServer {
     }
 
     /// Collects one fragment; once the message is whole, handles it.
-    /// - Returns: -1 to close the connection (message over the size limit, close code 1009), else 0.
+    /// - Returns: -1 to close the connection, else 0.
     func received(_ bytes: UnsafeRawBufferPointer, session id: UInt64, wsi: OpaquePointer) -> Int32 {
         guard let session = sessions[id] else { return -1 }
-        if session.refusedOversizedMessage { return 0 }
+        if session.refusedOversizedMessage || session.closing != nil { return 0 }
         if session.incoming.count + bytes.count > configuration.maximumMessageBytes {
             // Returning -1 here does not close a permessage-deflate connection in lws 4.1 (it goes on
             // delivering inflated chunks), so drop the rest of the message and close from WRITEABLE.
             session.refusedOversizedMessage = true
             session.incoming = []
-            session.discardOutbox()
-            session.closing = (LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than \(configuration.maximumMessageBytes) bytes")
-            lws_callback_on_writable(wsi)
+            closeSoon(session, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than \(configuration.maximumMessageBytes) bytes")
             return 0
         }
         session.incoming.append(contentsOf: bytes)
         guard lws_is_final_fragment(wsi) != 0 else { return 0 }
         let message = session.incoming
         session.incoming = []
+        guard admitMessage(session) else { return 0 }
         if lws_frame_is_binary(wsi) != 0 {
             send(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
                  message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
@@ -60,6 +119,24 @@ extension LiveActivityServer {
         }
         handle(ClientMessage.parse(message), from: session)
         return 0
+    }
+
+    /// Applies the per-connection rate limit; a client that keeps flooding is closed with 1008.
+    /// - Returns: whether the message may be handled.
+    private func admitMessage(_ session: Session) -> Bool {
+        if session.bucket.take(at: clock()) {
+            session.rateLimitedInARow = 0
+            return true
+        }
+        session.rateLimitedInARow += 1
+        if session.rateLimitedInARow >= configuration.rateLimitedBeforeClose {
+            logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
+            closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s")
+        } else if session.rateLimitedInARow == 1 || session.rateLimitedInARow % 10 == 0 {
+            send(.error(requestId: nil, ProtocolError(.rateLimited, field: nil,
+                 message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
+        }
+        return false
     }
 
     /// Writes one queued frame (one `lws_write` per WRITEABLE, as lws requires) and re-arms if more wait.
@@ -82,16 +159,25 @@ extension LiveActivityServer {
         lws_callback_on_writable(session.wsi)
     }
 
-    /// Queues a frame, dropping the client (close 1008 via an async kill) when it has fallen too far behind.
+    /// Queues a frame. A client whose queue would pass ``ServerConfiguration/maximumQueuedBytes`` has
+    /// fallen behind: its queue is dropped and it is closed with 1013 (it may resume with `since`).
     func enqueue(_ frame: Frame, to session: Session) {
         guard session.closing == nil else { return }
-        if session.queued >= configuration.maximumQueuedFrames {
-            logger.warning("dropping a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.queued)"])
-            session.closing = (LWS_CLOSE_STATUS_POLICY_VIOLATION, "client too slow")
-            lws_set_timeout(session.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        if session.queuedBytes + frame.count > configuration.maximumQueuedBytes {
+            logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.queuedBytes)"])
+            closeSoon(session, Self.tryAgainLater, "client too slow; reconnect with ?since= to resume")
             return
         }
         session.enqueue(frame)
+    }
+
+    /// Drops what a client has queued and closes it with `code` at its next WRITEABLE, or kills it after
+    /// 5 seconds if it never becomes writable.
+    func closeSoon(_ session: Session, _ code: lws_close_status, _ reason: String) {
+        session.discardOutbox()
+        session.closing = (code, reason)
+        lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
+        lws_callback_on_writable(session.wsi)
     }
 
     /// Sets the close code and reason lws sends in the close frame.
@@ -100,9 +186,9 @@ extension LiveActivityServer {
         lws_close_reason(wsi, code, &bytes, bytes.count)
     }
 
-    /// The value of `name` in the request's query string (`?since=12`), or nil.
+    /// The value of `name` in the request's query string (`?since=12`), URL-decoded, or nil.
     func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 512)
+        var buffer = [CChar](repeating: 0, count: 1024)
         return buffer.withUnsafeMutableBufferPointer { buffer in
             // lws copies "name=value" into the buffer and returns a pointer just after "name=".
             guard let value = lws_get_urlarg_by_name(wsi, name + "=", buffer.baseAddress, Int32(buffer.count)) else { return nil }

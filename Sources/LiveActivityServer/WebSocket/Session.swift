@@ -1,4 +1,6 @@
 import CLibWebSockets
+import Foundation
+import LiveActivityCore
 
 /// One connected WebSocket client. Owned and touched only by the service thread.
 final class Session {
@@ -18,9 +20,20 @@ final class Session {
     /// Close code and reason to send once the outbox is written (1001 at shutdown).
     var closing: (code: lws_close_status, reason: String)?
 
-    init(id: UInt64, wsi: OpaquePointer) {
+    /// What the client may do.
+    var role: AccessPolicy.Role
+    /// Limits how fast the client may send messages.
+    var bucket: TokenBucket
+    /// Messages refused by the rate limit in a row.
+    var rateLimitedInARow = 0
+    /// Bytes queued in `outbox` and not yet written.
+    private(set) var queuedBytes = 0
+
+    init(id: UInt64, wsi: OpaquePointer, role: AccessPolicy.Role, bucket: TokenBucket) {
         self.id = id
         self.wsi = wsi
+        self.role = role
+        self.bucket = bucket
     }
 
     /// Frames queued and not yet written (ticks excluded).
@@ -29,6 +42,7 @@ final class Session {
     /// Queues a frame; the caller asks lws for WRITEABLE.
     func enqueue(_ frame: Frame) {
         outbox.append(frame)
+        queuedBytes += frame.count
     }
 
     /// The next frame to write: queued messages first, then the latest tick.
@@ -36,6 +50,7 @@ final class Session {
         if head < outbox.count {
             let frame = outbox[head]
             head += 1
+            queuedBytes -= frame.count
             if head == outbox.count {
                 outbox.removeAll(keepingCapacity: true)
                 head = 0
@@ -53,6 +68,7 @@ final class Session {
     func discardOutbox() {
         outbox.removeAll()
         head = 0
+        queuedBytes = 0
         pendingTick = nil
     }
 

@@ -1,0 +1,152 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityServer
+import LiveActivityStore
+
+/// `liveactivity serve`'s options, parsed from arguments over the environment over the embedded defaults.
+struct ServeOptions {
+    static let usage = """
+    usage: liveactivity serve [options]
+
+    Listening
+      --host ADDRESS          address to listen on (default 127.0.0.1; env LIVEACTIVITY_HOST)
+      --port PORT             TCP port, 0 picks a free one (default 8080; env LIVEACTIVITY_PORT)
+      --public DIR            folder served at / (default: ./Public, or the Public folder of this checkout)
+      --tls-cert FILE         PEM certificate chain: serve https and wss on the same port
+      --tls-key FILE          PEM private key for --tls-cert
+
+    Access (see docs/SECURITY.md)
+      --controller-token T    token that may start, update and end (env LIVEACTIVITY_CONTROLLER_TOKEN);
+                              required when --host is not a loopback address
+      --viewer-token T        token needed to watch (env LIVEACTIVITY_VIEWER_TOKEN); default: anyone may watch
+      --allowed-origin URL    also accept WebSockets from this origin (repeatable; default: same origin only)
+
+    Storage
+      --data-dir DIR          where the SQLite store lives (default ./data; env LIVEACTIVITY_DATA_DIR)
+      --memory                keep everything in memory only (nothing survives a restart)
+      --log-events N          most events kept for resuming clients (default 100000)
+      --log-hours H           oldest events kept for resuming clients, in hours (default 24)
+      --durability MODE       full: fsync every commit (default); normal: survive crashes, not power loss
+
+    Limits
+      --max-message-bytes N   largest WebSocket message (default 65536; larger: close 1009)
+      --max-connections N     WebSocket connections at once (default 20000; over it: HTTP 503)
+      --max-activities N      live activities at once (default 64)
+      --max-queued-bytes N    bytes queued for one slow client before it is closed 1013 (default 4194304)
+      --rate N                messages per second per connection (default 20; over it: rate_limited)
+      --burst N               burst size for --rate (default 40)
+      --ping-interval S       seconds of silence before a WebSocket ping (default 30)
+      --idle-timeout S        seconds of silence before a connection is dropped (default 75)
+
+      --verbose               log every connection and event to standard error
+      -h, --help              show this help
+
+    The first line printed is the URL the server listens on. Ctrl-C or SIGTERM stops it cleanly.
+    """
+
+    var configuration: ServerConfiguration
+    var dataPath: String
+    var inMemory = false
+    var retention = SQLiteActivityStore.Retention()
+    var durability = SQLiteActivityStore.Durability.full
+    var verbose = false
+
+    /// A usage error: the message names the option.
+    struct UsageError: Error {
+        let message: String
+    }
+
+    /// Parses `arguments`; returns `nil` after printing help.
+    /// - Throws: ``UsageError`` naming the bad option or value.
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> ServeOptions? {
+        var configuration = ServerConfiguration(publicDirectory: URL(fileURLWithPath: "Public"))
+        configuration.host = environment["LIVEACTIVITY_HOST"] ?? configuration.host
+        var options = ServeOptions(configuration: configuration, dataPath: environment["LIVEACTIVITY_DATA_DIR"] ?? "data")
+        var controllerToken = environment["LIVEACTIVITY_CONTROLLER_TOKEN"]
+        var viewerToken = environment["LIVEACTIVITY_VIEWER_TOKEN"]
+        var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
+        var publicPath: String?
+
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let next = iterator.next() else { throw UsageError(message: "\(argument) needs a value") }
+                return next
+            }
+            func number(minimum: Double) throws -> Double {
+                let text = try value()
+                guard let number = Double(text), number.isFinite, number >= minimum else {
+                    throw UsageError(message: "\(argument) must be a number of at least \(minimum.formatted()), got \"\(text)\"")
+                }
+                return number
+            }
+            func whole(minimum: Int) throws -> Int {
+                let text = try value()
+                guard let number = Int(text), number >= minimum else {
+                    throw UsageError(message: "\(argument) must be a whole number of at least \(minimum), got \"\(text)\"")
+                }
+                return number
+            }
+            switch argument {
+            case "--host": options.configuration.host = try value()
+            case "--port": portText = try value()
+            case "--public": publicPath = try value()
+            case "--tls-cert": options.configuration.tlsCertificatePath = try value()
+            case "--tls-key": options.configuration.tlsPrivateKeyPath = try value()
+            case "--controller-token": controllerToken = try value()
+            case "--viewer-token": viewerToken = try value()
+            case "--allowed-origin":
+                let origin = try value()
+                guard origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
+                    throw UsageError(message: "--allowed-origin must look like https://example.com, got \"\(origin)\"")
+                }
+                options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
+            case "--data-dir": options.dataPath = try value()
+            case "--memory": options.inMemory = true
+            case "--log-events": options.retention.maximumEvents = try whole(minimum: 1)
+            case "--log-hours": options.retention.maximumAge = try number(minimum: 0.001) * 3600
+            case "--durability":
+                let text = try value()
+                guard let mode = SQLiteActivityStore.Durability(rawValue: text) else {
+                    throw UsageError(message: "--durability must be full or normal, got \"\(text)\"")
+                }
+                options.durability = mode
+            case "--max-message-bytes": options.configuration.maximumMessageBytes = try whole(minimum: 1024)
+            case "--max-connections": options.configuration.maximumConnections = try whole(minimum: 1)
+            case "--max-activities": options.configuration.maximumLiveActivities = try whole(minimum: 1)
+            case "--max-queued-bytes": options.configuration.maximumQueuedBytes = try whole(minimum: 65536)
+            case "--rate": options.configuration.messagesPerSecond = try number(minimum: 0.1)
+            case "--burst": options.configuration.messageBurst = try number(minimum: 1)
+            case "--ping-interval": options.configuration.pingIntervalSeconds = try whole(minimum: 1)
+            case "--idle-timeout": options.configuration.idleTimeoutSeconds = try whole(minimum: 2)
+            case "--verbose": options.verbose = true
+            case "-h", "--help": return nil
+            default: throw UsageError(message: "unknown option \"\(argument)\"")
+            }
+        }
+        guard let port = Int(portText), (0...65535).contains(port) else {
+            throw UsageError(message: "--port must be a number from 0 to 65535, got \"\(portText)\"")
+        }
+        options.configuration.port = port
+        options.configuration.access = AccessPolicy(controllerToken: controllerToken, viewerToken: viewerToken)
+        guard let publicDirectory = publicPath.map({ URL(fileURLWithPath: $0) }) ?? defaultPublicDirectory() else {
+            throw UsageError(message: "no Public folder found here or beside the executable; pass --public DIR")
+        }
+        options.configuration.publicDirectory = publicDirectory
+        return options
+    }
+
+    /// `./Public`, else the `Public` folder found walking up from the executable (a checkout's `.build/...`).
+    private static func defaultPublicDirectory() -> URL? {
+        let fileManager = FileManager.default
+        let here = URL(fileURLWithPath: fileManager.currentDirectoryPath).appendingPathComponent("Public")
+        if fileManager.fileExists(atPath: here.appendingPathComponent("index.html").path) { return here }
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = folder.appendingPathComponent("Public")
+            if fileManager.fileExists(atPath: candidate.appendingPathComponent("index.html").path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }
+}
