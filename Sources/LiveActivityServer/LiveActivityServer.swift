@@ -28,6 +28,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var center: ActivityCenter
     let store: any ActivityStore
     var sessions: [UInt64: Session] = [:]
+    /// Counters for `GET /metrics`.
+    let metrics = ServerMetrics()
     /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
     var httpResponses: [UInt64: Frame] = [:]
     var nextSessionID: UInt64 = 1

@@ -63,3 +63,10 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(endReason, forKey: .endReason)
     }
 }
+
+extension Activity {
+    /// The protocol's activity object as UTF-8 JSON (as in `snapshot.activities`), for the read API.
+    public func encodedJSON() -> [UInt8] {
+        Array((try? MessageEncoder.encoder.encode(self)) ?? Data("{}".utf8))
+    }
+}

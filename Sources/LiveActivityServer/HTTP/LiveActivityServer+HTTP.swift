@@ -2,18 +2,22 @@ import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// The read API under `/api` (JSON over HTTP), next to the static files. Service thread only.
+/// The read API under `/api` (JSON over HTTP), `/metrics` and `/healthz`, next to the static files.
+/// Service thread only.
 ///
+/// - `GET /healthz`: `{"status":"ok",…}` (no token needed).
+/// - `GET /metrics`: Prometheus text format.
 /// - `GET /api/activities`: the same object as the WebSocket `snapshot`.
+/// - `GET /api/activities/{id}`: the protocol's activity object, 404 when unknown.
 /// - `GET /api/history?limit=&before=`: finished activities, newest first (`limit` 1…500, default 50;
 ///   `before` an ISO-8601 date for paging), as the WebSocket `history` reply.
 /// Errors are `{"type":"error","code","field","message"}` with status 400, 401 (a token is needed: give
 /// `Authorization: Bearer …` or `?token=`), 404 or 503.
 extension LiveActivityServer {
-    /// Whether the request is for the API (its path starts with `/api/` or is `/api`).
+    /// Whether the request is for a dynamic path (`/api…`, `/metrics`, `/healthz`), not a file.
     func isAPIRequest(_ wsi: OpaquePointer) -> Bool {
         guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return false }
-        return path == "/api" || path.hasPrefix("/api/")
+        return LWSContextResources.dynamicMountpoints.contains { path == $0 || path.hasPrefix($0 + "/") }
     }
 
     /// Answers one API request: writes the headers now and queues the body for HTTP_WRITEABLE.
@@ -22,12 +26,26 @@ extension LiveActivityServer {
         let id = nextSessionID
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
+        let path = header(wsi, WSI_TOKEN_GET_URI) ?? ""
+        if path == "/healthz" {
+            let body = #"{"status":"ok","activities":\#(center.activities.count),"connections":\#(sessions.count),"sequence":\#(center.sequence)}"#
+            return respond(wsi, id: id, status: 200, body: Array(body.utf8))
+        }
         let role = configuration.access.role(presenting: presentedToken(wsi))
         guard let role, role != .unauthenticated else {
             return respond(wsi, id: id, status: 401, body: ServerMessage.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
                 message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)")).encoded())
         }
-        let (status, message) = route(header(wsi, WSI_TOKEN_GET_URI) ?? "", wsi)
+        if path == "/metrics" {
+            let connections = Dictionary(grouping: sessions.values, by: \.role).mapValues(\.count)
+            let activities = Dictionary(grouping: center.activities.values, by: \.activityState).mapValues(\.count)
+            let text = metrics.exposition(connections: connections, activities: activities)
+            return respond(wsi, id: id, status: 200, body: Array(text.utf8), contentType: "text/plain; version=0.0.4")
+        }
+        if path.hasPrefix("/api/activities/"), let activity = center.activities[String(path.dropFirst("/api/activities/".count))] {
+            return respond(wsi, id: id, status: 200, body: activity.encodedJSON())
+        }
+        let (status, message) = route(path, wsi)
         return respond(wsi, id: id, status: status, body: message.encoded())
     }
 
@@ -60,6 +78,10 @@ extension LiveActivityServer {
             } catch {
                 return (500, .error(requestId: nil, ProtocolError(.invalidField, field: nil, message: "\(error)")))
             }
+        case let path where path.hasPrefix("/api/activities/"):
+            let id = String(path.dropFirst("/api/activities/".count))
+            return (404, .error(requestId: nil, ProtocolError(.unknownActivity, field: "id",
+                    message: "id: no activity with id \"\(id.prefix(128))\" (never started, or already dismissed)")))
         default:
             return (404, .error(requestId: nil, ProtocolError(.unknownType, field: "path",
                      message: "path: no API at \(path.prefix(80)); try /api/activities or /api/history")))
@@ -67,14 +89,15 @@ extension LiveActivityServer {
     }
 
     /// Writes status and headers, and queues `body` for the next HTTP_WRITEABLE.
-    private func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8]) -> Int32 {
+    private func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8],
+                         contentType: String = "application/json") -> Int32 {
         let headroom = clws_pre()
         var buffer = [UInt8](repeating: 0, count: headroom + 2048)
         let failed = buffer.withUnsafeMutableBufferPointer { buffer -> Bool in
             let start = buffer.baseAddress! + headroom
             let end = buffer.baseAddress! + buffer.count
             var position: UnsafeMutablePointer<UInt8>? = start
-            if lws_add_http_common_headers(wsi, status, "application/json", lws_filepos_t(body.count), &position, end) != 0 {
+            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &position, end) != 0 {
                 return true
             }
             let noStore = Array("no-store".utf8)

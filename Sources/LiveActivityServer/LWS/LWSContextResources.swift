@@ -19,9 +19,11 @@ final class LWSContextResources {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     let protocols: UnsafeMutablePointer<lws_protocols>
     let extensions: UnsafeMutablePointer<lws_extension>
-    /// The mounts, chained: `/api` (our callback) first, then `/` (static files).
+    /// Paths answered by our callback rather than by files.
+    static let dynamicMountpoints = ["/api", "/metrics", "/healthz"]
+
+    /// The mounts, chained: the dynamic ones (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>
-    private let apiMount: UnsafeMutablePointer<lws_http_mount>
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
     /// Idle policy: lws pings a silent connection, then hangs up if nothing comes back.
     let idlePolicy: UnsafeMutablePointer<lws_retry_bo_t>
@@ -38,8 +40,8 @@ final class LWSContextResources {
         idlePolicy.initialize(to: policy)
         protocols = .allocate(capacity: 2)
         extensions = .allocate(capacity: 2)
-        mount = .allocate(capacity: 1)
-        apiMount = .allocate(capacity: 1)
+        let mountpoints = Self.dynamicMountpoints
+        mount = .allocate(capacity: mountpoints.count + 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
 
         var webSocket = lws_protocols()
@@ -72,15 +74,17 @@ final class LWSContextResources {
         files.def = UnsafePointer(keep("index.html"))
         files.origin_protocol = UInt8(LWSMPRO_FILE.rawValue)
         files.extra_mimetypes = UnsafePointer(mimeTypes)
-        apiMount.initialize(to: files)
+        (mount + mountpoints.count).initialize(to: files)
 
-        var api = lws_http_mount()
-        api.mount_next = UnsafePointer(apiMount)
-        api.mountpoint = UnsafePointer(keep("/api"))
-        api.mountpoint_len = 4
-        api.origin = UnsafePointer(keep(Self.subprotocol))
-        api.origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
-        mount.initialize(to: api)
+        for (index, path) in mountpoints.enumerated() {
+            var dynamic = lws_http_mount()
+            dynamic.mount_next = UnsafePointer(mount + index + 1)
+            dynamic.mountpoint = UnsafePointer(keep(path))
+            dynamic.mountpoint_len = UInt8(path.utf8.count)
+            dynamic.origin = UnsafePointer(keep(Self.subprotocol))
+            dynamic.origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
+            (mount + index).initialize(to: dynamic)
+        }
     }
 
     /// Copies a string into C memory owned by this object.
@@ -94,7 +98,6 @@ final class LWSContextResources {
         protocols.deallocate()
         extensions.deallocate()
         mount.deallocate()
-        apiMount.deallocate()
         idlePolicy.deallocate()
         mimeTypes.deallocate()
         for string in strings { free(string) }

@@ -9,6 +9,10 @@ final class Frame: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<UInt8>
     /// Payload length in bytes.
     let count: Int
+    /// For a broadcast event: when the change was accepted (monotonic ns), and how many clients have yet
+    /// to take it; the last write records the change-to-wire time.
+    var acceptedAt: UInt64?
+    var writesLeft = 0
 
     /// Copies `bytes` once into a buffer with `LWS_PRE` headroom.
     init(_ bytes: [UInt8]) {

@@ -118,7 +118,12 @@ extension LiveActivityServer {
         guard !events.isEmpty else { return }
         for event in events {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
-            for session in sessions.values where session.role != .unauthenticated { enqueue(frame, to: session) }
+            frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
+            metrics.broadcastEncodes += 1
+            for session in sessions.values where session.role != .unauthenticated && enqueue(frame, to: session) {
+                frame.writesLeft += 1
+                metrics.broadcastDeliveries += 1
+            }
             logger.debug("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
                                    "activity.id": event.activity.id])
         }
@@ -128,8 +133,10 @@ extension LiveActivityServer {
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet.
     func broadcast(_ tick: Tick) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
+        metrics.broadcastEncodes += 1
         for session in sessions.values where session.closing == nil && session.role != .unauthenticated {
             session.pendingTick = frame
+            metrics.broadcastDeliveries += 1
         }
         requestWritableForAll()
     }

@@ -111,6 +111,8 @@ extension LiveActivityServer {
         guard lws_is_final_fragment(wsi) != 0 else { return 0 }
         let message = session.incoming
         session.incoming = []
+        metrics.messagesReceived += 1
+        metrics.bytesReceived += message.count
         guard admitMessage(session) else { return 0 }
         if lws_frame_is_binary(wsi) != 0 {
             send(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
@@ -145,6 +147,14 @@ extension LiveActivityServer {
         guard let session = sessions[id] else { return -1 }
         if let frame = session.next() {
             if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
+            metrics.messagesSent += 1
+            metrics.bytesSent += frame.count
+            if let accepted = frame.acceptedAt {
+                frame.writesLeft -= 1
+                if frame.writesLeft == 0 {
+                    metrics.changeToWire.observe(Double(DispatchTime.now().uptimeNanoseconds - accepted) / 1e9)
+                }
+            }
         } else if let (code, reason) = session.closing {
             close(wsi, code, reason)
             return -1
@@ -155,20 +165,24 @@ extension LiveActivityServer {
 
     /// Queues one message for one client.
     func send(_ message: ServerMessage, to session: Session) {
+        if case .error(_, let error) = message { metrics.errors[error.code.rawValue, default: 0] += 1 }
         enqueue(Frame(message.encoded()), to: session)
         lws_callback_on_writable(session.wsi)
     }
 
     /// Queues a frame. A client whose queue would pass ``ServerConfiguration/maximumQueuedBytes`` has
     /// fallen behind: its queue is dropped and it is closed with 1013 (it may resume with `since`).
-    func enqueue(_ frame: Frame, to session: Session) {
-        guard session.closing == nil else { return }
+    /// - Returns: whether the frame was queued.
+    @discardableResult
+    func enqueue(_ frame: Frame, to session: Session) -> Bool {
+        guard session.closing == nil else { return false }
         if session.queuedBytes + frame.count > configuration.maximumQueuedBytes {
             logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.queuedBytes)"])
             closeSoon(session, Self.tryAgainLater, "client too slow; reconnect with ?since= to resume")
-            return
+            return false
         }
         session.enqueue(frame)
+        return true
     }
 
     /// Drops what a client has queued and closes it with `code` at its next WRITEABLE, or kills it after

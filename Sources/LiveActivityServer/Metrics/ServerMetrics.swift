@@ -1,0 +1,77 @@
+import Foundation
+import LiveActivityCore
+
+/// The server's counters, exposed at `GET /metrics` in the Prometheus text format (version 0.0.4).
+///
+/// Owned by the service thread: every counter is read and written there only, so no locks.
+final class ServerMetrics {
+    /// Messages received from clients (whole WebSocket messages).
+    var messagesReceived = 0
+    /// Payload bytes received from clients.
+    var bytesReceived = 0
+    /// WebSocket messages written to clients.
+    var messagesSent = 0
+    /// Payload bytes written to clients (before permessage-deflate).
+    var bytesSent = 0
+    /// `error` messages sent, by code.
+    var errors: [String: Int] = [:]
+    /// Broadcast frames encoded: one per event and per tick, whatever the number of clients.
+    var broadcastEncodes = 0
+    /// Broadcast frames queued for clients: encodes × clients.
+    var broadcastDeliveries = 0
+    /// Seconds from an accepted change to its last write on the wire, for every client.
+    var changeToWire = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
+
+    /// A cumulative histogram with fixed upper bounds, in seconds.
+    struct Histogram {
+        let bounds: [Double]
+        private(set) var counts: [Int]
+        private(set) var sum = 0.0
+        private(set) var count = 0
+
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = Array(repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ value: Double) {
+            for index in bounds.indices where value <= bounds[index] { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
+    }
+
+    /// The exposition text.
+    /// - Parameters:
+    ///   - connections: open WebSocket connections by role.
+    ///   - activities: activities by state.
+    func exposition(connections: [AccessPolicy.Role: Int], activities: [ActivityState: Int]) -> String {
+        var text = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples {
+                let shown = value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+                text += "\(name)\(labels) \(shown)\n"
+            }
+        }
+        metric("liveactivity_connections", "gauge", "Open WebSocket connections by role.",
+               [AccessPolicy.Role.controller, .viewer, .unauthenticated].map { ("{role=\"\($0.rawValue)\"}", Double(connections[$0] ?? 0)) })
+        metric("liveactivity_activities", "gauge", "Activities not yet dismissed, by state.",
+               ActivityState.allCases.filter { $0 != .dismissed }.map { ("{state=\"\($0.rawValue)\"}", Double(activities[$0] ?? 0)) })
+        metric("liveactivity_messages_received_total", "counter", "WebSocket messages received.", [("", Double(messagesReceived))])
+        metric("liveactivity_received_bytes_total", "counter", "WebSocket payload bytes received.", [("", Double(bytesReceived))])
+        metric("liveactivity_messages_sent_total", "counter", "WebSocket messages written.", [("", Double(messagesSent))])
+        metric("liveactivity_sent_bytes_total", "counter", "WebSocket payload bytes written, before compression.", [("", Double(bytesSent))])
+        metric("liveactivity_errors_total", "counter", "Error messages sent, by code.",
+               errors.sorted { $0.key < $1.key }.map { ("{code=\"\($0.key)\"}", Double($0.value)) })
+        metric("liveactivity_broadcast_encodes_total", "counter", "Broadcast frames encoded (once per event or tick).", [("", Double(broadcastEncodes))])
+        metric("liveactivity_broadcast_deliveries_total", "counter", "Broadcast frames queued for clients (encodes times clients).", [("", Double(broadcastDeliveries))])
+        let name = "liveactivity_change_to_wire_seconds"
+        text += "# HELP \(name) Seconds from an accepted change to its last write on the wire.\n# TYPE \(name) histogram\n"
+        for (bound, count) in zip(changeToWire.bounds, changeToWire.counts) {
+            text += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
+        }
+        text += "\(name)_bucket{le=\"+Inf\"} \(changeToWire.count)\n\(name)_sum \(changeToWire.sum)\n\(name)_count \(changeToWire.count)\n"
+        return text
+    }
+}
