@@ -11,6 +11,8 @@ import Synchronization
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
     public let configuration: ServerConfiguration
+    /// The token APNs-shaped `start` pushes are addressed to (`POST /3/device/{token}`), kept by the store.
+    public let pushToStartToken: String
     let logger: Logger
     let clock: @Sendable () -> Date
 
@@ -32,6 +34,10 @@ public final class LiveActivityServer: @unchecked Sendable {
     let metrics = ServerMetrics()
     /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
     var httpResponses: [UInt64: Frame] = [:]
+    /// Request bodies being received (APNs-shaped pushes), by connection id.
+    var httpBodies: [UInt64: [UInt8]] = [:]
+    /// Where each push being received is addressed: its push token and `apns-id`, by connection id.
+    var pushTargets: [UInt64: (pushToken: String, apnsId: String)] = [:]
     var nextSessionID: UInt64 = 1
     var context: OpaquePointer?
     var timer: ServiceTimer?
@@ -55,6 +61,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.logger = logger
         self.clock = clock
         let (activities, sequence) = try store.load()
+        pushToStartToken = try store.pushToStartToken()
         center = ActivityCenter(activities: activities, sequence: sequence,
                                 maximumLive: configuration.maximumLiveActivities)
     }

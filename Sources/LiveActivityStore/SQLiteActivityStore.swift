@@ -124,6 +124,17 @@ public final class SQLiteActivityStore: ActivityStore {
         return entries
     }
 
+    public func pushToStartToken() throws -> String {
+        var token: String?
+        try database.statement("SELECT text FROM settings WHERE key = 'pushToStartToken'").query { row in token = row.text(0) }
+        if let token { return token }
+        let made = PushToken.random()
+        try database.transaction {
+            try database.statement("INSERT OR IGNORE INTO settings (key, text) VALUES ('pushToStartToken', ?)").bind(.text(made)).run()
+        }
+        return try pushToStartToken()
+    }
+
     /// Deletes events older than the retention age or beyond the retention count.
     private func prune(now: TimeInterval, lastSequence: UInt64) throws {
         let keepFrom = Int64(lastSequence) - Int64(retention.maximumEvents)
@@ -149,6 +160,7 @@ enum Schema {
                     recorded_at REAL NOT NULL, json TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS history (id TEXT PRIMARY KEY, end_date REAL NOT NULL, json TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS history_by_end ON history (end_date);
+                CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, text TEXT NOT NULL);
                 """)
         }
     }

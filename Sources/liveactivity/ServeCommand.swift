@@ -50,6 +50,7 @@ enum ServeCommand {
             let scheme = configuration.usesTLS ? "https" : "http"
             // Unbuffered, so that scripts and tests read the URL at once.
             FileHandle.standardOutput.write(Data("Listening on \(scheme)://\(host):\(boundPort)/\n".utf8))
+            FileHandle.standardOutput.write(Data("Push-to-start token: \(server.pushToStartToken)\n".utf8))
             if configuration.access.isOpen {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }

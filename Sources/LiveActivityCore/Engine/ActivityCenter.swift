@@ -94,26 +94,26 @@ public struct ActivityCenter: Sendable {
     /// - Parameters:
     ///   - command: the validated command (`list`, `catchUp` and `history` change nothing).
     ///   - now: the current time (UTC).
-    ///   - newID: makes the id of a started activity.
+    ///   - newID: makes the id of a started activity (its push token is random).
     /// - Returns: the activity named, and the events caused, in order.
     /// - Throws: ``ProtocolError`` (`unknown_activity`, `activity_ended`, `invalid_state`, `limit_exceeded`,
     ///   `invalid_field`); nothing has changed when it throws.
     public mutating func apply(_ command: ClientMessage.Command, now: Date, newID: () -> String) throws(ProtocolError) -> Outcome {
         var outcome: Outcome
         switch command {
-        case .start(let start): outcome = try self.start(start, now: now, id: newID())
+        case .start(let start): outcome = try self.start(start, now: now, id: newID(), pushToken: PushToken.random())
         case .update(let update): outcome = try self.update(update, now: now)
         case .end(let end): outcome = try self.end(end, now: now)
         case .pause(let id): outcome = try pause(id, now: now)
         case .resume(let id): outcome = try resume(id, now: now)
         case .extend(let id, let seconds): outcome = try extend(id, by: seconds, now: now)
-        case .list, .catchUp, .history, .hello: outcome = Outcome(events: [])
+        case .list, .catchUp, .history, .hello, .push: outcome = Outcome(events: [])
         }
         outcome.events += advance(to: now)
         return outcome
     }
 
-    private mutating func start(_ command: StartCommand, now: Date, id: String) throws(ProtocolError) -> Outcome {
+    mutating func start(_ command: StartCommand, now: Date, id: String, pushToken: String) throws(ProtocolError) -> Outcome {
         let live = activities.values.count { $0.activityState.isLive }
         guard live < maximumLive else {
             throw ProtocolError(.limitExceeded, field: nil,
@@ -121,14 +121,15 @@ public struct ActivityCenter: Sendable {
         }
         let begin = max(command.startDate ?? now, now)
         let (content, timer) = try command.content.resolve(for: command.kind, now: begin)
-        let activity = Activity(id: id, attributesType: command.kind.attributesType, attributes: command.attributes,
+        var activity = Activity(id: id, attributesType: command.kind.attributesType, attributes: command.attributes,
                                 content: content, timer: timer, activityState: begin > now ? .pending : .active,
                                 startDate: begin)
+        activity.pushToken = pushToken
         activities[id] = activity
         return Outcome(activityId: id, events: [event(begin > now ? .scheduled : .started, activity)])
     }
 
-    private mutating func update(_ command: UpdateCommand, now: Date) throws(ProtocolError) -> Outcome {
+    mutating func update(_ command: UpdateCommand, now: Date) throws(ProtocolError) -> Outcome {
         var activity = try live(command.activityId)
         let (content, timer) = try command.content.resolve(for: try kind(of: activity), now: max(now, activity.startDate))
         activity.content = content
@@ -139,7 +140,7 @@ public struct ActivityCenter: Sendable {
         return Outcome(activityId: activity.id, events: [event(.updated, activity, alert: command.alert)])
     }
 
-    private mutating func end(_ command: EndCommand, now: Date) throws(ProtocolError) -> Outcome {
+    mutating func end(_ command: EndCommand, now: Date) throws(ProtocolError) -> Outcome {
         switch command.target {
         case .one(let id):
             guard let activity = activities[id] else { throw unknown(id) }

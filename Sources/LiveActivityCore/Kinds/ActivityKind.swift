@@ -8,6 +8,16 @@ public protocol ActivityKind: Sendable {
     /// The `attributesType` name on the wire, e.g. `"workout"`.
     static var attributesType: String { get }
 
+    /// The Swift type names an APNs payload's `attributes-type` may use, e.g. `WorkoutWidgetAttributes`.
+    static var swiftTypeNames: [String] { get }
+
+    /// Validates a `content-state` in Swift's default `Codable` form, as an APNs payload carries it: dates as
+    /// seconds since 2001-01-01 (`Date.timeIntervalSinceReferenceDate`), `ClosedRange<Date>` as a
+    /// two-element array.
+    /// - Returns: the normalised state (in this protocol's form) and its countdown, if any.
+    /// - Throws: ``ProtocolError`` naming the key path that does not decode.
+    static func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?)
+
     /// Validates and normalises the fixed attributes.
     /// - Parameters:
     ///   - value: the `attributes` field as received.
@@ -34,6 +44,11 @@ public protocol ActivityKind: Sendable {
 public enum ActivityKinds {
     /// Every kind the server accepts.
     public static let all: [any ActivityKind.Type] = [WorkoutActivity.self]
+
+    /// The kind whose `attributesType` or Swift type name is `name`, or `nil`.
+    public static func kind(forPushType name: String) -> (any ActivityKind.Type)? {
+        all.first { $0.attributesType == name || $0.swiftTypeNames.contains(name) }
+    }
 
     /// The kind named `attributesType`.
     /// - Throws: ``ProtocolError`` `invalid_field` naming the known kinds.

@@ -16,6 +16,25 @@ public enum WorkoutActivity: ActivityKind {
     }
 
     public static let attributesType = "workout"
+    public static let swiftTypeNames = ["WorkoutWidgetAttributes", "WorkoutAttributes"]
+
+    public static func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+        let reader = try FieldReader(value, path: field)
+        let key = reader.path("workoutTimer")
+        guard case .array(let bounds)? = reader.value("workoutTimer") else {
+            if let other = reader.value("workoutTimer") {
+                throw .invalid(key, "ClosedRange<Date> decodes from a two-element array [lower, upper] of seconds since 2001-01-01, got \(other.typeName)")
+            }
+            throw .missing(key)
+        }
+        guard bounds.count == 2 else { throw .invalid(key, "ClosedRange<Date> needs exactly 2 elements, got \(bounds.count)") }
+        let start = try CodableDate.decode(bounds[0], field: "\(key)[0]")
+        let end = try CodableDate.decode(bounds[1], field: "\(key)[1]")
+        guard end >= start else { throw .invalid("\(key)[1]", "upper bound is before lower bound (ClosedRange traps)") }
+        let pausedAt = try reader.value("pausedAt").map { value throws(ProtocolError) in try CodableDate.decode(value, field: reader.path("pausedAt")) }
+        let timer = TimerRange(start: start, end: end, pausedAt: pausedAt)
+        return (encode(timer), timer)
+    }
 
     public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         let reader = try FieldReader(value, path: field)

@@ -27,6 +27,11 @@ public struct Activity: Sendable, Hashable, Encodable {
     public var timerFinished: Bool
     /// Why it ended, `nil` while running.
     public var endReason: EndReason?
+    /// The token that addresses this activity in APNs-shaped pushes (`POST /3/device/{pushToken}`):
+    /// 64 lowercase hex digits, as APNs device tokens are.
+    public var pushToken: String?
+    /// The `aps.timestamp` (Unix seconds) of the last push applied; older pushes are ignored, as on iOS.
+    public var lastPushTimestamp: Double?
 
     /// Creates an activity.
     public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
@@ -46,7 +51,7 @@ public struct Activity: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken
     }
 
     /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
@@ -61,6 +66,7 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encode(endDate, forKey: .endDate)
         try container.encode(dismissalDate, forKey: .dismissalDate)
         try container.encodeIfPresent(endReason, forKey: .endReason)
+        try container.encodeIfPresent(pushToken, forKey: .pushToken)
     }
 }
 

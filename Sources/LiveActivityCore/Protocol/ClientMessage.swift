@@ -20,6 +20,8 @@ public struct ClientMessage: Sendable {
         case list
         /// `hello`: present a token (browsers cannot set headers on WebSocket).
         case hello(token: String)
+        /// `push`: an APNs Live Activity payload, as-is, addressed to a push token.
+        case push(pushToken: String, payload: JSONValue)
         /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
         case catchUp(since: UInt64)
         /// `history`: send finished activities, newest first.
@@ -32,7 +34,7 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello"]
+    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push"]
 
     /// Parses one text frame.
     ///
@@ -75,6 +77,9 @@ public struct ClientMessage: Sendable {
             }
             return .extend(activityId: id, seconds: seconds)
         case "list": return .list
+        case "push":
+            guard let pushToken = try message.string("pushToken", maxLength: 128) else { throw .missing("pushToken") }
+            return .push(pushToken: pushToken, payload: try message.required("payload"))
         case "hello":
             guard let token = try message.string("token", maxLength: 512) else { throw .missing("token") }
             return .hello(token: token)
@@ -91,7 +96,7 @@ extension ClientMessage.Command {
     /// Whether the command changes activities, which only controllers may do.
     public var isControl: Bool {
         switch self {
-        case .start, .update, .end, .pause, .resume, .extend: true
+        case .start, .update, .end, .pause, .resume, .extend, .push: true
         case .list, .hello, .catchUp, .history: false
         }
     }
@@ -151,6 +156,8 @@ public enum ContentInput: Sendable {
     case content(JSONValue, field: String)
     /// A countdown of this many seconds from now; the stale date is the countdown's end.
     case duration(TimeInterval, relevanceScore: Double)
+    /// Content already validated (from an APNs payload).
+    case resolved(ActivityContent, TimerRange?)
 
     /// Longest countdown the shortcut accepts, in seconds (the 8-hour activity lifetime).
     public static let maximumDuration = Lifetime.maximumActive
@@ -171,6 +178,8 @@ public enum ContentInput: Sendable {
     /// - Throws: ``ProtocolError`` naming the bad field.
     public func resolve(for kind: any ActivityKind.Type, now: Date) throws(ProtocolError) -> (ActivityContent, TimerRange?) {
         switch self {
+        case .resolved(let content, let timer):
+            return (content, timer)
         case .duration(let seconds, let relevance):
             guard let (state, timer) = kind.state(counting: seconds, from: now) else {
                 throw .invalid("durationSeconds", "\(kind.attributesType) activities have no countdown; send content")
@@ -213,6 +222,14 @@ public struct StartCommand: Sendable {
     /// When to start (UTC); a future date creates a `pending` activity, `nil` or a past date starts at once.
     public var startDate: Date?
 
+    /// Creates a command from validated parts.
+    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil) {
+        self.kind = kind
+        self.attributes = attributes
+        self.content = content
+        self.startDate = startDate
+    }
+
     init(_ message: FieldReader) throws(ProtocolError) {
         let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.attributesType
         kind = try ActivityKinds.kind(named: typeName, field: "attributesType")
@@ -231,6 +248,13 @@ public struct UpdateCommand: Sendable {
     public var content: ContentInput
     /// The alert to show with it, if any.
     public var alert: AlertConfiguration?
+
+    /// Creates a command from validated parts.
+    public init(activityId: String, content: ContentInput, alert: AlertConfiguration? = nil) {
+        self.activityId = activityId
+        self.content = content
+        self.alert = alert
+    }
 
     init(_ message: FieldReader) throws(ProtocolError) {
         activityId = try ClientMessage.activityID(message)
@@ -260,6 +284,13 @@ public struct EndCommand: Sendable {
     public var content: ContentInput?
     /// When to dismiss; `.default` when absent.
     public var dismissalPolicy: DismissalPolicy
+
+    /// Creates a command from validated parts.
+    public init(target: Target, content: ContentInput? = nil, dismissalPolicy: DismissalPolicy = .default) {
+        self.target = target
+        self.content = content
+        self.dismissalPolicy = dismissalPolicy
+    }
 
     init(_ message: FieldReader) throws(ProtocolError) {
         if try message.bool("all") == true {
@@ -301,6 +332,7 @@ extension ClientMessage.Command {
         case .extend: "extend"
         case .list: "list"
         case .hello: "hello"
+        case .push: "push"
         case .catchUp: "catchUp"
         case .history: "history"
         }

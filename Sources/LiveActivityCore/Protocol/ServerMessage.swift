@@ -8,6 +8,11 @@ public enum ServerMessage: Sendable {
     /// what it may do.
     case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity], reset: Bool = false,
                   role: AccessPolicy.Role? = nil)
+    /// In reply to `push`: what APNs would answer (`status`, `reason` when refused) and what the device
+    /// would do (`verdict`, `detail`).
+    case pushResult(requestId: JSONValue?, result: PushResult)
+    /// `GET /api/push-to-start-token`: the token `start` pushes are addressed to.
+    case pushToStartToken(String)
     /// In reply to `hello`: the connection's role from now on.
     case hello(requestId: JSONValue?, role: AccessPolicy.Role)
     /// After the events replayed for a resume (`/ws?since=N` or `catchUp`): live events follow.
@@ -41,7 +46,7 @@ private struct Wire: Encodable {
 
     private enum Key: String, CodingKey {
         case type, requestId, role, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
-        case activityId, activityIds, code, field, message
+        case activityId, activityIds, code, field, message, pushToStartToken
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -55,6 +60,13 @@ private struct Wire: Encodable {
             try c.encode(sequence, forKey: .sequence)
             try c.encode(activities, forKey: .activities)
             if reset { try c.encode(true, forKey: .reset) }
+        case .pushResult(let requestId, let result):
+            try c.encode("pushResult", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try result.encode(to: encoder)
+        case .pushToStartToken(let token):
+            try c.encode("pushToStartToken", forKey: .type)
+            try c.encode(token, forKey: .pushToStartToken)
         case .hello(let requestId, let role):
             try c.encode("hello", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)

@@ -23,6 +23,11 @@ public protocol ActivityStore: AnyObject {
     ///   - limit: most entries to return.
     ///   - before: only activities that ended before this instant (UTC), for paging; `nil` = no bound.
     func history(limit: Int, before: Date?) throws -> [HistoryEntry]
+
+    /// The server's push-to-start token (64 hex digits), made once and kept, so that a backend configured
+    /// with it keeps working across restarts.
+    /// - Throws: the store's own error.
+    func pushToStartToken() throws -> String
 }
 
 /// An ``ActivityStore`` in memory: nothing survives a restart. Keeps the last `logCapacity` events.
@@ -31,6 +36,7 @@ public final class InMemoryActivityStore: ActivityStore {
     private var log: [ActivityEvent] = []
     private var sequence: UInt64 = 0
     private var finished: [HistoryEntry] = []
+    private let startToken = PushToken.random()
     /// How many events the log keeps.
     public let logCapacity: Int
 
@@ -62,6 +68,8 @@ public final class InMemoryActivityStore: ActivityStore {
         guard let first = log.first, first.sequence <= sequence + 1 else { return nil }
         return log.filter { $0.sequence > sequence }
     }
+
+    public func pushToStartToken() -> String { startToken }
 
     public func history(limit: Int, before: Date?) -> [HistoryEntry] {
         Array(finished.reversed().lazy.filter { before == nil || $0.endDate < before! }.prefix(limit))

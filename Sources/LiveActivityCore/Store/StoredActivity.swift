@@ -3,10 +3,11 @@ import Foundation
 /// The form in which stores keep activities and events: the protocol's JSON plus the engine's own fields
 /// (`timerFinished`), so a restart resumes exactly where the server stopped.
 public enum StoredActivity {
-    /// Encodes an activity: its wire object with `"timerFinished"` added.
+    /// Encodes an activity: its wire object with `"timerFinished"` and `"lastPushTimestamp"` added.
     public static func encode(_ activity: Activity) -> String {
         var object = wireObject(activity)
         object["timerFinished"] = .bool(activity.timerFinished)
+        if let timestamp = activity.lastPushTimestamp { object["lastPushTimestamp"] = .number(timestamp) }
         return text(.object(object))
     }
 
@@ -23,7 +24,7 @@ public enum StoredActivity {
             throw .invalid("activity.activityState", "not an activity state")
         }
         guard let startDate = try reader.date("startDate") else { throw .missing("activity.startDate") }
-        return Activity(
+        var activity = Activity(
             id: id, attributesType: typeName, attributes: try reader.required("attributes"),
             content: ActivityContent(state: state, staleDate: try content.date("staleDate"),
                                      relevanceScore: try content.number("relevanceScore") ?? 0),
@@ -31,6 +32,9 @@ public enum StoredActivity {
             endDate: try reader.date("endDate"), dismissalDate: try reader.date("dismissalDate"),
             timerFinished: try reader.bool("timerFinished") ?? false,
             endReason: try reader.string("endReason").flatMap(EndReason.init(rawValue:)))
+        activity.pushToken = try reader.string("pushToken")
+        activity.lastPushTimestamp = try reader.number("lastPushTimestamp")
+        return activity
     }
 
     /// Encodes an event: kind, sequence, the stored activity and the alert.

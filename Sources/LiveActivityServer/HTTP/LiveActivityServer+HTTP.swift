@@ -14,10 +14,20 @@ import LiveActivityCore
 /// Errors are `{"type":"error","code","field","message"}` with status 400, 401 (a token is needed: give
 /// `Authorization: Bearer …` or `?token=`), 404 or 503.
 extension LiveActivityServer {
-    /// Whether the request is for a dynamic path (`/api…`, `/metrics`, `/healthz`), not a file.
+    /// Whether the request is for a dynamic path (`/api…`, `/metrics`, `/healthz`, `/3/device/…`), not a file.
     func isAPIRequest(_ wsi: OpaquePointer) -> Bool {
-        guard let path = header(wsi, WSI_TOKEN_GET_URI) else { return false }
+        guard let path = requestPath(wsi) else { return false }
         return LWSContextResources.dynamicMountpoints.contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
+
+    /// The request's path, whatever its method.
+    func requestPath(_ wsi: OpaquePointer) -> String? {
+        header(wsi, WSI_TOKEN_GET_URI) ?? header(wsi, WSI_TOKEN_POST_URI)
+    }
+
+    /// Whether connection `id` is one of ours (an API request), as opposed to a static file.
+    func isAPIConnection(_ id: UInt64) -> Bool {
+        httpResponses[id] != nil || httpBodies[id] != nil
     }
 
     /// Answers one API request: writes the headers now and queues the body for HTTP_WRITEABLE.
@@ -26,7 +36,11 @@ extension LiveActivityServer {
         let id = nextSessionID
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
-        let path = header(wsi, WSI_TOKEN_GET_URI) ?? ""
+        let path = requestPath(wsi) ?? ""
+        if path == "/3" || path.hasPrefix("/3/") { return pushRequest(wsi, id: id, path: path) }
+        guard header(wsi, WSI_TOKEN_GET_URI) != nil else {
+            return respond(wsi, id: id, status: 405, body: Array(#"{"code":"invalid_field","field":"method","message":"method: only GET is allowed here","type":"error"}"#.utf8))
+        }
         if path == "/healthz" {
             let body = #"{"status":"ok","activities":\#(center.activities.count),"connections":\#(sessions.count),"sequence":\#(center.sequence)}"#
             return respond(wsi, id: id, status: 200, body: Array(body.utf8))
@@ -52,6 +66,8 @@ extension LiveActivityServer {
     private func route(_ path: String, _ wsi: OpaquePointer) -> (UInt32, ServerMessage) {
         let now = clock()
         switch path {
+        case "/api/push-to-start-token":
+            return (200, .pushToStartToken(pushToStartToken))
         case "/api/activities":
             return (200, .snapshot(requestId: nil, serverTime: now, sequence: center.sequence, activities: center.ordered))
         case "/api/history":
@@ -89,10 +105,11 @@ extension LiveActivityServer {
     }
 
     /// Writes status and headers, and queues `body` for the next HTTP_WRITEABLE.
-    private func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8],
-                         contentType: String = "application/json") -> Int32 {
+    /// - Parameter headers: extra response headers (names without the colon; values ASCII).
+    func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8],
+                 contentType: String = "application/json", headers: [(String, String)] = []) -> Int32 {
         let headroom = clws_pre()
-        var buffer = [UInt8](repeating: 0, count: headroom + 2048)
+        var buffer = [UInt8](repeating: 0, count: headroom + 4096)
         let failed = buffer.withUnsafeMutableBufferPointer { buffer -> Bool in
             let start = buffer.baseAddress! + headroom
             let end = buffer.baseAddress! + buffer.count
@@ -103,6 +120,11 @@ extension LiveActivityServer {
             let noStore = Array("no-store".utf8)
             if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, noStore, Int32(noStore.count), &position, end) != 0 {
                 return true
+            }
+            for (name, value) in headers {
+                let nameBytes = Array((name + ":").utf8) + [0]
+                let valueBytes = Array(value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(400))
+                if lws_add_http_header_by_name(wsi, nameBytes, valueBytes, Int32(valueBytes.count), &position, end) != 0 { return true }
             }
             return lws_finalize_write_http_header(wsi, start, &position, end) != 0
         }
@@ -126,5 +148,7 @@ extension LiveActivityServer {
     /// Forgets an API connection.
     func httpClosed(_ id: UInt64) {
         httpResponses[id] = nil
+        httpBodies[id] = nil
+        pushTargets[id] = nil
     }
 }

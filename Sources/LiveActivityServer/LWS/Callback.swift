@@ -30,13 +30,24 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     case LWS_CALLBACK_HTTP:
         guard let user, server.isAPIRequest(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
         return server.httpRequest(wsi, sessionData: user)
+    case LWS_CALLBACK_HTTP_BODY:
+        guard let id = user?.load(as: UInt64.self), let input, server.isReceivingBody(id) else {
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+        server.receivedBody(UnsafeRawBufferPointer(start: input, count: length), id: id)
+        return 0
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        guard let id = user?.load(as: UInt64.self), server.isReceivingBody(id) else {
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+        return server.bodyComplete(wsi, id: id)
     case LWS_CALLBACK_HTTP_WRITEABLE:
         guard let id = user?.load(as: UInt64.self), server.hasHTTPResponse(id) else {
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
         return server.httpWritable(wsi, id: id)
     case LWS_CALLBACK_CLOSED_HTTP:
-        if let id = user?.load(as: UInt64.self) { server.httpClosed(id) }
+        if let id = user?.load(as: UInt64.self), server.isAPIConnection(id) { server.httpClosed(id) }
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -22,6 +22,10 @@ extension LiveActivityServer {
             send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: "type",
                  message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
             return
+        case .success(.push(let pushToken, let payload)):
+            let result = applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString)
+            send(.pushResult(requestId: message.requestId, result: result), to: session)
+            return
         case .success(.list):
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
@@ -68,6 +72,31 @@ extension LiveActivityServer {
         session.role = role
         send(.hello(requestId: requestId, role: role), to: session)
         if before == .unauthenticated, role != .unauthenticated { greet(session, since: nil) }
+    }
+
+    /// Applies one APNs-shaped push: parsed, checked as APNs and iOS would, recorded, broadcast.
+    /// - Parameters:
+    ///   - payload: the JSON payload (`{"aps":{…}}`).
+    ///   - pushToken: the token it is addressed to.
+    ///   - apnsId: the `apns-id` to answer with.
+    /// - Returns: what APNs would answer and what the device would do.
+    func applyPush(payload: JSONValue, pushToken: String, apnsId: String) -> PushResult {
+        let now = clock()
+        var next = center
+        let outcome: ActivityCenter.PushOutcome
+        do {
+            let push = try APNsPush.parse(payload)
+            outcome = try next.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
+                                         newID: { UUID().uuidString })
+        } catch {
+            return PushResult(error, apnsId: apnsId)
+        }
+        if let failure = commit(next, outcome.events) {
+            return PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(failure).message), apnsId: apnsId)
+        }
+        broadcast(outcome.events, at: now)
+        scheduleTimer(now: now)
+        return PushResult(outcome, apnsId: apnsId)
     }
 
     /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.

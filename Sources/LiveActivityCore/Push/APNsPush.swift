@@ -1,0 +1,131 @@
+import Foundation
+
+/// An APNs Live Activity push payload, as Apple documents it:
+/// `{"aps":{"timestamp","event","content-state","stale-date","dismissal-date","relevance-score","alert",
+/// "attributes-type","attributes"}}`.
+///
+/// Sources: "Starting and updating Live Activities with ActivityKit push notifications"
+/// (https://developer.apple.com/documentation/activitykit/starting-and-updating-live-activities-with-activitykit-push-notifications);
+/// `timestamp`, `stale-date` and `dismissal-date` are Unix seconds; `content-state` is the `ContentState` in
+/// Swift's default `Codable` form.
+public struct APNsPush: Sendable {
+    /// `aps.event`.
+    public enum Event: String, Sendable {
+        case start, update, end
+    }
+
+    /// What the push asks for.
+    public var event: Event
+    /// When the data was generated (Unix seconds); older than the last applied push ⇒ ignored.
+    public var timestamp: Double
+    /// The `ContentState` in Swift `Codable` form, if present.
+    public var contentState: JSONValue?
+    /// `stale-date` (from Unix seconds).
+    public var staleDate: Date?
+    /// `dismissal-date` (from Unix seconds), for `end`.
+    public var dismissalDate: Date?
+    /// `relevance-score`.
+    public var relevanceScore: Double?
+    /// `alert` (`title` and `body` as strings or localisation dictionaries; `sound`).
+    public var alert: AlertConfiguration?
+    /// `attributes-type`, for `start`.
+    public var attributesType: String?
+    /// `attributes`, for `start`.
+    public var attributes: JSONValue?
+
+    /// Largest payload APNs accepts for a Live Activity, in bytes.
+    public static let maximumBytes = 4096
+
+    /// Reads a payload.
+    /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed.
+    public static func parse(_ payload: JSONValue) throws(PushRejection) -> APNsPush {
+        do throws(ProtocolError) {
+            let root = try FieldReader(payload, path: "")
+            guard let aps = try root.object("aps") else { throw ProtocolError.missing("aps") }
+            guard let eventName = try aps.string("event") else { throw ProtocolError.missing("aps.event") }
+            guard let event = Event(rawValue: eventName) else {
+                throw ProtocolError.invalid("aps.event", "expected \"start\", \"update\" or \"end\", got \"\(eventName.prefix(20))\"")
+            }
+            guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
+            var push = APNsPush(event: event, timestamp: timestamp)
+            push.contentState = aps.value("content-state")
+            push.staleDate = try aps.number("stale-date").map { Date(timeIntervalSince1970: $0) }
+            push.dismissalDate = try aps.number("dismissal-date").map { Date(timeIntervalSince1970: $0) }
+            push.relevanceScore = try aps.number("relevance-score")
+            push.attributesType = try aps.string("attributes-type", maxLength: 256)
+            push.attributes = aps.value("attributes")
+            if let alert = try aps.object("alert") {
+                push.alert = AlertConfiguration(title: try text(alert, "title"), body: try text(alert, "body"),
+                                                sound: try alert.string("sound", maxLength: 256))
+            }
+            return push
+        } catch {
+            throw PushRejection(status: 400, reason: "BadPayload", detail: error.message, field: error.field)
+        }
+    }
+
+    private init(event: Event, timestamp: Double) {
+        self.event = event
+        self.timestamp = timestamp
+    }
+
+    /// An alert string: plain, or a localisation dictionary (`loc-key`, `loc-args`) shown by its key.
+    private static func text(_ alert: FieldReader, _ key: String) throws(ProtocolError) -> String {
+        switch alert.value(key) {
+        case .string(let text)?: return String(text.prefix(1024))
+        case .object(let object)?:
+            if case .string(let locKey)? = object["loc-key"] { return locKey }
+            throw ProtocolError.missing(alert.path("\(key).loc-key"))
+        case nil: return ""
+        case let other?: throw ProtocolError.wrongType(alert.path(key), expected: "a string or a localisation dictionary", got: other)
+        }
+    }
+}
+
+/// A push APNs itself would refuse: the HTTP status and APNs `reason`, with our `detail`.
+public struct PushRejection: Error, Sendable, Equatable {
+    /// HTTP status: 400, 403, 404, 405 or 413.
+    public var status: Int
+    /// APNs's reason string (`BadDeviceToken`, `PayloadTooLarge`, `InvalidPushType`, …) or `BadPayload`.
+    public var reason: String
+    /// What exactly is wrong, naming the key.
+    public var detail: String
+    /// The key path at fault, if any.
+    public var field: String?
+
+    /// Creates a rejection.
+    public init(status: Int, reason: String, detail: String, field: String? = nil) {
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+        self.field = field
+    }
+}
+
+/// What became of a push APNs would accept (HTTP 200): applied, or dropped or ignored by the device.
+public enum PushVerdict: Sendable, Equatable {
+    /// Applied: the activity changed.
+    case applied
+    /// iOS would ignore it (an older timestamp, an ended activity).
+    case ignored(String)
+    /// iOS would drop it (a content-state that does not decode, a start without an alert, an unknown
+    /// attributes type).
+    case dropped(String)
+
+    /// `applied`, `ignored` or `dropped`.
+    public var name: String {
+        switch self {
+        case .applied: "applied"
+        case .ignored: "ignored"
+        case .dropped: "dropped"
+        }
+    }
+
+    /// Why it was ignored or dropped.
+    public var reason: String? {
+        switch self {
+        case .applied: nil
+        case .ignored(let reason), .dropped(let reason): reason
+        }
+    }
+}

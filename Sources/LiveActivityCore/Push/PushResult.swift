@@ -1,0 +1,32 @@
+/// The answer to one APNs-shaped push, over HTTP (status, `apns-id`, headers) or WebSocket (`pushResult`).
+public struct PushResult: Sendable, Equatable, Encodable {
+    /// HTTP status as APNs would give it: 200, or 400 / 403 / 404 / 405 / 413.
+    public var status: Int
+    /// The `apns-id` (a UUID, the request's own when it sent one).
+    public var apnsId: String
+    /// APNs's `reason` when refused.
+    public var reason: String?
+    /// For status 200: `applied`, `ignored` or `dropped`.
+    public var verdict: String?
+    /// Why it was refused, ignored or dropped.
+    public var detail: String?
+    /// The activity addressed or started, if any.
+    public var activityId: String?
+
+    /// A refusal.
+    public init(_ rejection: PushRejection, apnsId: String) {
+        status = rejection.status
+        self.apnsId = apnsId
+        reason = rejection.reason
+        detail = rejection.detail
+    }
+
+    /// An accepted push and what the device did with it.
+    public init(_ outcome: ActivityCenter.PushOutcome, apnsId: String) {
+        status = 200
+        self.apnsId = apnsId
+        verdict = outcome.verdict.name
+        detail = outcome.verdict.reason
+        activityId = outcome.activityId
+    }
+}

@@ -1,0 +1,93 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+
+/// `POST /3/device/{pushToken}`: APNs's HTTP/2 provider API, as a backend written for APNs calls it, so it can
+/// be pointed at this server to preview its Live Activities. Service thread only.
+///
+/// Requires the header `apns-push-type: liveactivity`; answers as APNs does — 200 with `apns-id` (empty
+/// body), or 400 / 403 / 405 / 413 with `{"reason": …}` — plus our `detail`, and for 200 the headers
+/// `liveactivity-verdict` (`applied`, `ignored`, `dropped`) and `liveactivity-detail`, so scripts can tell
+/// "APNs would accept, the phone would drop" from a real success.
+/// Source: https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns
+extension LiveActivityServer {
+    /// Starts answering a push request: checks method, path, headers and role, then waits for the body.
+    /// - Returns: nonzero to close the connection.
+    func pushRequest(_ wsi: OpaquePointer, id: UInt64, path: String) -> Int32 {
+        let apnsId = customHeader(wsi, "apns-id") ?? UUID().uuidString
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix), path.count > prefix.count else {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 404, reason: "BadPath", detail: "the path is /3/device/{pushToken}"), apnsId: apnsId))
+        }
+        guard header(wsi, WSI_TOKEN_POST_URI) != nil else {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 405, reason: "MethodNotAllowed", detail: "use POST"), apnsId: apnsId))
+        }
+        guard customHeader(wsi, "apns-push-type") == "liveactivity" else {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "InvalidPushType",
+                detail: "this server previews Live Activities: send apns-push-type: liveactivity"), apnsId: apnsId))
+        }
+        guard configuration.access.role(presenting: presentedToken(wsi)) == .controller else {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 403, reason: "InvalidProviderToken",
+                detail: "send the controller token as authorization: bearer …"), apnsId: apnsId))
+        }
+        httpBodies[id] = []
+        pushTargets[id] = (String(path.dropFirst(prefix.count)), apnsId)
+        return 0
+    }
+
+    /// Whether a push body is being received on connection `id`.
+    func isReceivingBody(_ id: UInt64) -> Bool { httpBodies[id] != nil }
+
+    /// Collects a chunk of a push body, keeping at most one byte more than APNs allows.
+    func receivedBody(_ bytes: UnsafeRawBufferPointer, id: UInt64) {
+        guard var body = httpBodies[id], body.count <= APNsPush.maximumBytes else { return }
+        body.append(contentsOf: bytes.prefix(APNsPush.maximumBytes + 1 - body.count))
+        httpBodies[id] = body
+    }
+
+    /// Applies the whole push and answers it.
+    /// - Returns: nonzero to close the connection.
+    func bodyComplete(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
+        let body = httpBodies.removeValue(forKey: id) ?? []
+        guard let (pushToken, apnsId) = pushTargets.removeValue(forKey: id) else { return -1 }
+        if body.isEmpty {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "PayloadEmpty", detail: "the request has no body"), apnsId: apnsId))
+        }
+        if body.count > APNsPush.maximumBytes {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 413, reason: "PayloadTooLarge",
+                detail: "Live Activity payloads may be at most \(APNsPush.maximumBytes) bytes"), apnsId: apnsId))
+        }
+        let payload: JSONValue
+        do {
+            payload = try JSONValue.parse(body)
+        } catch {
+            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "BadPayload", detail: error.message), apnsId: apnsId))
+        }
+        return answer(wsi, id: id, applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId))
+    }
+
+    /// Writes a push answer the way APNs does.
+    private func answer(_ wsi: OpaquePointer, id: UInt64, _ result: PushResult) -> Int32 {
+        var headers = [("apns-id", result.apnsId)]
+        if let verdict = result.verdict { headers.append(("liveactivity-verdict", verdict)) }
+        if let detail = result.detail { headers.append(("liveactivity-detail", detail)) }
+        if let activityId = result.activityId { headers.append(("liveactivity-activity-id", activityId)) }
+        var body: [UInt8] = []
+        if result.status != 200 {
+            var object: [String: JSONValue] = ["reason": .string(result.reason ?? "BadRequest")]
+            if let detail = result.detail { object["detail"] = .string(detail) }
+            body = Array((try? JSONEncoder().encode(JSONValue.object(object))) ?? Data())
+        }
+        return respond(wsi, id: id, status: UInt32(result.status), body: body, headers: headers)
+    }
+
+    /// A request header lws does not know by name (`apns-push-type`, `apns-id`), or nil.
+    func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+        let key = name + ":"
+        let length = Int(lws_hdr_custom_length(wsi, key, Int32(key.utf8.count)))
+        guard length > 0, length < 1024 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, Int32(key.utf8.count)) >= 0 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+}
