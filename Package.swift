@@ -63,6 +63,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LiveActivityClientTests",
+            dependencies: ["LiveActivityClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LiveActivityServerTests",
             dependencies: ["LiveActivityServer", "LiveActivityCore"],
             swiftSettings: swiftSettings

@@ -2,13 +2,21 @@ import Foundation
 
 /// Dispatches `liveactivity <subcommand> [options]`.
 ///
-/// Exit status: 0 success, 1 runtime failure (for example the port is taken), 2 usage error.
+/// Exit status: 0 success, 1 runtime failure (the port is taken; the server refused a request), 2 usage
+/// error, 3 the client cannot reach the server (connection refused, bad URL, handshake failure, timeout).
 enum Command {
     static let usage = """
     usage: liveactivity <command> [options]
 
     commands:
       serve     run the server (dashboard over HTTP, protocol over WebSocket at /ws)
+      start     start a workout activity and print its id
+      update    restart an activity's countdown, optionally with an alert
+      end       end one activity or all of them (alias: stop)
+      list      print the activities (table, or --json)
+      watch     follow every change live until Ctrl-C (table, or --json lines)
+
+    Client commands talk to --server URL (default ws://127.0.0.1:8080/ws; env LIVEACTIVITY_SERVER).
 
     Run `liveactivity <command> --help` for a command's options.
     """
@@ -22,6 +30,11 @@ enum Command {
         let rest = Array(arguments.dropFirst())
         switch name {
         case "serve": return ServeCommand.run(rest)
+        case "start": return StartActivityCommand.run(rest)
+        case "update": return UpdateActivityCommand.run(rest)
+        case "end", "stop": return EndActivityCommand.run(rest, name: name)
+        case "list": return ListCommand.run(rest)
+        case "watch": return WatchCommand.run(rest)
         case "-h", "--help", "help":
             print(usage)
             return 0

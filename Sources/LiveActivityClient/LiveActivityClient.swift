@@ -1,1 +1,0 @@
-// The script client's WebSocket connection (libwebsockets client API). Being written.

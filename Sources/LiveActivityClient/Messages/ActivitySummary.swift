@@ -1,0 +1,48 @@
+import Foundation
+import LiveActivityCore
+
+/// The parts of a protocol activity object (docs/PROTOCOL.md, "The activity object") a script shows.
+public struct ActivitySummary: Sendable, Equatable {
+    /// Server-assigned identifier.
+    public var id: String
+    /// `attributes.workout` (`jogging`, `aerobics`, `yoga`), or the `attributesType` for other kinds.
+    public var title: String
+    /// `activityState`: `active`, `stale`, `ended` or `dismissed`.
+    public var state: String
+    /// `content.state.workoutTimer.end` (UTC), when the activity has a countdown.
+    public var timerEnd: Date?
+    /// `content.relevanceScore`; higher sorts first.
+    public var relevanceScore: Double
+    /// `startDate` (UTC).
+    public var startDate: Date?
+
+    /// Reads an activity object.
+    /// - Returns: nil when `value` has no string `id`.
+    public init?(_ value: JSONValue) {
+        guard let id = value.member("id")?.stringValue else { return nil }
+        self.id = id
+        title = value.member("attributes")?.member("workout")?.stringValue
+            ?? value.member("attributesType")?.stringValue ?? "?"
+        state = value.member("activityState")?.stringValue ?? "?"
+        let content = value.member("content")
+        timerEnd = content?.member("state")?.member("workoutTimer")?.member("end")?.stringValue.flatMap(ISODate.parse)
+        relevanceScore = content?.member("relevanceScore")?.numberValue ?? 0
+        startDate = value.member("startDate")?.stringValue.flatMap(ISODate.parse)
+    }
+
+    /// Whether the activity is `active` or `stale`, so its countdown runs.
+    public var isRunning: Bool { state == "active" || state == "stale" }
+
+    /// Seconds left on the countdown at `now` (server time), rounded up and never negative, as the
+    /// protocol's `tick` counts them; nil when it has no countdown or is no longer running.
+    public func remainingSeconds(at now: Date) -> Int? {
+        guard isRunning, let timerEnd else { return nil }
+        return max(0, Int((timerEnd.timeIntervalSince(now)).rounded(.up)))
+    }
+
+    /// Presentation order, as the server's snapshot: relevance (highest first), then start date (newest first).
+    public static func presentationOrder(_ a: ActivitySummary, _ b: ActivitySummary) -> Bool {
+        if a.relevanceScore != b.relevanceScore { return a.relevanceScore > b.relevanceScore }
+        return (a.startDate ?? .distantPast) > (b.startDate ?? .distantPast)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import LiveActivityClient
+
+/// The human table of activities shown by `list` and `watch`: id, workout, state, remaining time, relevance.
+enum ActivityTable {
+    /// Renders `activities` in the given order, one line each after a header line.
+    /// - Parameters:
+    ///   - activities: the rows, already in presentation order.
+    ///   - serverNow: the server's current time, for the countdowns.
+    /// - Returns: the table, ending with a newline.
+    static func render(_ activities: [ActivitySummary], serverNow: Date) -> String {
+        let header = ["ID", "WORKOUT", "STATE", "REMAINING", "RELEVANCE"]
+        let rows = activities.map { activity in
+            [activity.id, activity.title, activity.state,
+             activity.remainingSeconds(at: serverNow).map(clock) ?? "-", number(activity.relevanceScore)]
+        }
+        var widths = header.map(\.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var text = ""
+        for row in [header] + rows {
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            text += cells.joined(separator: "  ") + "\n"
+        }
+        return text
+    }
+
+    /// Seconds as `m:ss` (minutes are not capped: 70 minutes is `70:00`).
+    static func clock(_ seconds: Int) -> String {
+        let minutes = seconds / 60
+        let rest = seconds % 60
+        return "\(minutes):\(rest < 10 ? "0" : "")\(rest)"
+    }
+
+    /// A number without a needless fraction: `0`, `50`, `2.5`.
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// Writes `text` to standard output at once (unbuffered).
+/// - Returns: false when standard output is closed (for example the reader of a pipe exited).
+@discardableResult
+func writeOutput(_ text: String) -> Bool {
+    do {
+        try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        return true
+    } catch {
+        return false
+    }
+}
