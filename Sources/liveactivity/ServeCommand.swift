@@ -45,6 +45,9 @@ enum ServeCommand {
         }
         do {
             let server = try LiveActivityServer(configuration: configuration, store: store, logger: logger)
+            // Signals are caught before anything is printed, so a SIGTERM right after the URL line still
+            // stops the server cleanly (the server's stop is safe before and during start).
+            let signals = stopOnSignals(server)
             let boundPort = try server.start()
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let scheme = configuration.usesTLS ? "https" : "http"
@@ -54,7 +57,6 @@ enum ServeCommand {
             if configuration.access.isOpen {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }
-            let signals = stopOnSignals(server)
             server.waitUntilStopped()
             withExtendedLifetime(signals) {}
             return 0

@@ -1,0 +1,118 @@
+// A WebSocket that reconnects by itself with exponential backoff (0.5 s doubling to 5 s).
+
+/** First reconnect delay, in ms. */
+export const INITIAL_BACKOFF_MS = 500;
+/** Longest reconnect delay, in ms. */
+export const MAX_BACKOFF_MS = 5000;
+
+/**
+ * The endpoint for a page location: `ws://HOST/ws`, or `wss://HOST/ws` when the page came over https.
+ * A `?ws=URL` query parameter overrides it (handy when the page is opened from a file or another server).
+ * @param {Location|URL} loc
+ * @returns {string}
+ */
+export function socketUrl(loc) {
+  const override = new URLSearchParams(loc.search).get("ws");
+  if (override) return override;
+  const scheme = loc.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${loc.host}/ws`;
+}
+
+/**
+ * An access token given to the page as `#token=…` (kept out of server logs and Referer) or `?token=…`.
+ * The page presents it in a `hello` message on every connect (browsers cannot set WebSocket headers).
+ * @param {Location|URL} loc
+ * @returns {string|null}
+ */
+export function tokenFromLocation(loc) {
+  const fromHash = new URLSearchParams(String(loc.hash || "").replace(/^#/, "")).get("token");
+  return fromHash || new URLSearchParams(loc.search).get("token") || null;
+}
+
+/**
+ * Delay before reconnect attempt number `attempt` (0-based): 500, 1000, 2000, 4000, 5000, 5000… ms.
+ * @param {number} attempt
+ * @returns {number} milliseconds
+ */
+export function backoffMs(attempt) {
+  return Math.min(MAX_BACKOFF_MS, INITIAL_BACKOFF_MS * 2 ** attempt);
+}
+
+/**
+ * Keeps one JSON WebSocket connection open.
+ *
+ * Callbacks: `onState(state, detail)` with state "connecting" | "open" | "closed" (detail: `{extensions}` when
+ * open, `{retryInMs}` when closed); `onMessage(object, receivedAtMs)` for each JSON text frame.
+ */
+export class ReconnectingSocket {
+  /**
+   * @param {string} url ws:// or wss:// endpoint.
+   * @param {{onState:(state:string, detail:object)=>void, onMessage:(msg:object, receivedAtMs:number)=>void}} callbacks
+   */
+  constructor(url, { onState, onMessage }) {
+    this._url = url;
+    this._onState = onState;
+    this._onMessage = onMessage;
+    this._ws = null;
+    this._attempt = 0;
+    this._timer = 0;
+  }
+
+  /** Opens the connection (and keeps reopening it after it closes). */
+  connect() {
+    clearTimeout(this._timer);
+    this._onState("connecting", {});
+    let ws;
+    try {
+      ws = new WebSocket(this._url);
+    } catch (e) {
+      this._scheduleReconnect();
+      return;
+    }
+    this._ws = ws;
+    ws.addEventListener("open", () => {
+      this._attempt = 0;
+      this._onState("open", { extensions: ws.extensions, protocol: ws.protocol });
+    });
+    ws.addEventListener("message", (ev) => {
+      const receivedAtMs = Date.now();
+      if (typeof ev.data !== "string") return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return; // not ours to crash on
+      }
+      this._onMessage(msg, receivedAtMs);
+    });
+    ws.addEventListener("close", () => {
+      if (this._ws !== ws) return;
+      this._ws = null;
+      this._scheduleReconnect();
+    });
+    // "error" is always followed by "close"; nothing to do here.
+  }
+
+  /** @private */
+  _scheduleReconnect() {
+    const delay = backoffMs(this._attempt++);
+    this._onState("closed", { retryInMs: delay });
+    this._timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** @returns {boolean} whether the socket is open (messages can be sent). */
+  get isOpen() {
+    return this._ws !== null && this._ws.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * Sends one message as a JSON text frame.
+   * @param {object} message
+   * @returns {boolean} false when not connected (nothing was sent).
+   */
+  send(message) {
+    if (!this.isOpen) return false;
+    this._ws.send(JSON.stringify(message));
+    return true;
+  }
+}

@@ -1,0 +1,185 @@
+// Client-side state: the activities the server reported, applied message by message (docs/PROTOCOL.md).
+// Pure: no DOM, no sockets. Times named *Ms are epoch milliseconds.
+
+import { ClockSync, parseDateMs, remainingSeconds } from "./time.js";
+
+/** Display names of the known workouts, in picker order. */
+export const WORKOUTS = Object.freeze({ aerobics: "Aerobics", jogging: "Jogging", yoga: "Yoga" });
+
+/** The seed app's integer raw values (accepted on input by the server; output should be strings). */
+const WORKOUT_RAW_VALUES = ["jogging", "aerobics", "yoga"];
+
+/**
+ * The workout key of an activity ("jogging" | "aerobics" | "yoga", or whatever other string the server sent).
+ * @param {object} activity
+ * @returns {string}
+ */
+export function workoutOf(activity) {
+  const w = activity?.attributes?.workout;
+  if (typeof w === "number") return WORKOUT_RAW_VALUES[w] ?? String(w);
+  return typeof w === "string" ? w : "";
+}
+
+/**
+ * Human name of a workout key ("yoga" → "Yoga").
+ * @param {string} workout
+ * @returns {string}
+ */
+export function workoutLabel(workout) {
+  if (WORKOUTS[workout]) return WORKOUTS[workout];
+  return workout ? workout.charAt(0).toUpperCase() + workout.slice(1) : "Workout";
+}
+
+/**
+ * Sort order of the protocol: `relevanceScore` highest first, then `startDate` newest first (then id, for stability).
+ * @param {object} a activity
+ * @param {object} b activity
+ * @returns {number} negative when `a` goes first.
+ */
+export function compareActivities(a, b) {
+  const ra = Number(a?.content?.relevanceScore) || 0;
+  const rb = Number(b?.content?.relevanceScore) || 0;
+  if (ra !== rb) return rb - ra;
+  const sa = parseDateMs(a.startDate) || 0;
+  const sb = parseDateMs(b.startDate) || 0;
+  if (sa !== sb) return sb - sa;
+  return String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0;
+}
+
+/**
+ * Whether an activity's countdown is paused (`content.state.pausedAt` is set).
+ * @param {object} activity
+ * @returns {boolean}
+ */
+export function isPaused(activity) {
+  return Number.isFinite(parseDateMs(activity?.content?.state?.pausedAt));
+}
+
+/**
+ * Seconds left on an activity's `content.state.workoutTimer`. The countdown freezes at `content.state.pausedAt`
+ * while paused (`Text(timerInterval:pauseTime:)`), and an ended activity shows its final content frozen at `endDate`.
+ * @param {object} activity
+ * @param {number} serverNowMs the server's current time, epoch ms.
+ * @returns {number|null} whole seconds (rounded up, never negative), or null without a timer.
+ */
+export function countdownSeconds(activity, serverNowMs) {
+  const state = activity?.content?.state;
+  const timer = state?.workoutTimer;
+  if (!timer) return null;
+  let now = serverNowMs;
+  const pausedAt = parseDateMs(state.pausedAt);
+  if (Number.isFinite(pausedAt)) now = Math.min(now, pausedAt);
+  const endedAt = parseDateMs(activity.endDate);
+  if (activity.activityState === "ended" && Number.isFinite(endedAt)) now = Math.min(now, endedAt);
+  return remainingSeconds(parseDateMs(timer.start), parseDateMs(timer.end), now);
+}
+
+/**
+ * What one applied message changed.
+ * @typedef {object} ApplyResult
+ * @property {boolean} changed the activity list changed (re-render it).
+ * @property {boolean} resync an event was missed (sequence gap); ask for a fresh snapshot with `list`.
+ * @property {{code:string,message:string,field?:string}|null} error an `error` message to show.
+ * @property {{title:string,body:string}|null} alert an `update` alert to show.
+ * @property {boolean} roleChanged `role` changed (from a snapshot or a `hello` reply).
+ */
+
+/** Holds the non-dismissed activities and the server clock offset. */
+export class Store {
+  constructor() {
+    /** @type {Map<string, object>} activity id → activity object as sent by the server */
+    this.activities = new Map();
+    /** @type {number|null} sequence number of the last applied activity event */
+    this.sequence = null;
+    /** @type {string|null} this connection's role: "controller" | "viewer" (null until the server says) */
+    this.role = null;
+    this.clock = new ClockSync();
+  }
+
+  /**
+   * Applies one server message.
+   * @param {object} message a parsed server message.
+   * @param {number} receivedAtMs browser `Date.now()` when it arrived, in ms.
+   * @returns {ApplyResult}
+   */
+  apply(message, receivedAtMs) {
+    const result = { changed: false, resync: false, error: null, alert: null, roleChanged: false };
+    switch (message?.type) {
+      case "snapshot":
+        // A snapshot is the whole truth: on (re)connect and in reply to `list`.
+        this.clock.reset();
+        this.clock.sample(message.serverTime, receivedAtMs);
+        this.activities = new Map();
+        for (const a of message.activities ?? []) {
+          if (a && a.id != null && a.activityState !== "dismissed") this.activities.set(String(a.id), a);
+        }
+        this.sequence = typeof message.sequence === "number" ? message.sequence : null;
+        result.changed = true;
+        result.roleChanged = this._setRole(message.role);
+        break;
+      case "hello":
+        result.roleChanged = this._setRole(message.role);
+        break;
+      case "activity":
+        this.clock.sample(message.serverTime, receivedAtMs);
+        if (typeof message.sequence === "number" && this.sequence !== null) {
+          if (message.sequence <= this.sequence) break; // already in the snapshot
+          if (message.sequence > this.sequence + 1) result.resync = true;
+        }
+        if (typeof message.sequence === "number") this.sequence = message.sequence;
+        this._applyEvent(message.event, message.activity);
+        result.changed = true;
+        if (message.event === "updated" && message.alert) result.alert = message.alert;
+        break;
+      case "tick":
+        this.clock.sample(message.serverTime, receivedAtMs);
+        break;
+      case "error":
+        result.error = { code: message.code, message: message.message, field: message.field };
+        break;
+      default:
+        break; // ack, caughtUp, history and anything newer: nothing to keep.
+    }
+    return result;
+  }
+
+  /**
+   * Forgets the connection's role (call when the socket closes; the next snapshot or hello reply sets it).
+   */
+  resetRole() {
+    this.role = null;
+  }
+
+  /** @private @returns {boolean} whether the role changed. */
+  _setRole(role) {
+    if (typeof role !== "string" || role === this.role) return false;
+    this.role = role;
+    return true;
+  }
+
+  /** @private */
+  _applyEvent(event, activity) {
+    if (!activity || activity.id == null) return;
+    const id = String(activity.id);
+    if (event === "dismissed" || activity.activityState === "dismissed") this.activities.delete(id);
+    else this.activities.set(id, activity);
+  }
+
+  /** @returns {object[]} the activities in display order (see compareActivities). */
+  ordered() {
+    return [...this.activities.values()].sort(compareActivities);
+  }
+
+  /** @returns {object|null} the highest-ranked activity (the one the Dynamic Island shows). */
+  top() {
+    return this.ordered()[0] ?? null;
+  }
+
+  /**
+   * @param {number} browserNowMs browser `Date.now()`, in ms.
+   * @returns {number} estimated server time, epoch ms.
+   */
+  serverNow(browserNowMs) {
+    return this.clock.serverNow(browserNowMs);
+  }
+}
