@@ -2,33 +2,57 @@ import Foundation
 
 /// A small structured logger shaped like swift-log's `Logger`: a constant message plus dotted metadata.
 ///
-/// Writes one line per entry to standard error: `2026-11-29T17:00:00.000Z info server: message key=value`.
+/// Writes one line per entry to standard error, as text
+/// (`2026-11-29T17:00:00.000Z info liveactivity: event activity.id=… event.kind=started`) or as one JSON
+/// object per line (`{"time":…,"level":"info","label":…,"message":…,"activity.id":…}`).
 /// Thread-safe (each line is one `write`).
 public struct Logger: Sendable {
     /// Severity, lowest first.
-    public enum Level: Int, Sendable, Comparable {
+    public enum Level: String, Sendable, Comparable, CaseIterable {
         case debug, info, notice, warning, error
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
+    }
+
+    /// How lines are written.
+    public enum Format: String, Sendable, CaseIterable {
+        /// Human-readable: time, level, label, message, `key=value` pairs.
+        case text
+        /// One JSON object per line, for log collectors.
+        case json
     }
 
     /// Names the component that logs.
     public var label: String
     /// Entries below this level are dropped.
     public var level: Level
+    /// How lines are written.
+    public var format: Format
 
     /// Creates a logger.
-    public init(label: String, level: Level = .info) {
+    public init(label: String, level: Level = .info, format: Format = .text) {
         self.label = label
         self.level = level
+        self.format = format
     }
 
     /// Logs `message` with `metadata` (keys such as `session.id`) if `level` is at or above ``level``.
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
-        var line = "\(ISODate.format(Date())) \(level) \(label): \(message())"
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
-        line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        let time = ISODate.format(Date())
+        var line: String
+        switch format {
+        case .text:
+            line = "\(time) \(level.rawValue) \(label): \(message())"
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
+        case .json:
+            var object: [String: JSONValue] = ["time": .string(time), "level": .string(level.rawValue),
+                                               "label": .string(label), "message": .string(message())]
+            for (key, value) in metadata { object[key] = .string(value) }
+            line = String(decoding: (try? MessageEncoder.encoder.encode(JSONValue.object(object))) ?? Data(), as: UTF8.self)
+        }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Logs at `info`.

@@ -24,7 +24,7 @@ enum ServeCommand {
         }
 
         let configuration = options.configuration
-        let logger = Logger(label: "liveactivity", level: options.verbose ? .debug : .info)
+        let logger = Logger(label: "liveactivity", level: options.logLevel, format: options.logFormat)
         do {
             try configuration.validate()
         } catch {

@@ -38,7 +38,9 @@ struct ServeOptions {
       --ping-interval S       seconds of silence before a WebSocket ping (default 30)
       --idle-timeout S        seconds of silence before a connection is dropped (default 75)
 
-      --verbose               log every connection and event to standard error
+      --log-level LEVEL       debug, info (default: one line per event), notice, warning or error
+      --log-format FORMAT     text (default) or json (one object per line); env LIVEACTIVITY_LOG_FORMAT
+      --verbose               same as --log-level debug (every connection too)
       -h, --help              show this help
 
     The first line printed is the URL the server listens on. Ctrl-C or SIGTERM stops it cleanly.
@@ -49,7 +51,8 @@ struct ServeOptions {
     var inMemory = false
     var retention = SQLiteActivityStore.Retention()
     var durability = SQLiteActivityStore.Durability.full
-    var verbose = false
+    var logLevel = Logger.Level.info
+    var logFormat = Logger.Format.text
 
     /// A usage error: the message names the option.
     struct UsageError: Error {
@@ -62,6 +65,7 @@ struct ServeOptions {
         var configuration = ServerConfiguration(publicDirectory: URL(fileURLWithPath: "Public"))
         configuration.host = environment["LIVEACTIVITY_HOST"] ?? configuration.host
         var options = ServeOptions(configuration: configuration, dataPath: environment["LIVEACTIVITY_DATA_DIR"] ?? "data")
+        if let format = environment["LIVEACTIVITY_LOG_FORMAT"].flatMap(Logger.Format.init(rawValue:)) { options.logFormat = format }
         var controllerToken = environment["LIVEACTIVITY_CONTROLLER_TOKEN"]
         var viewerToken = environment["LIVEACTIVITY_VIEWER_TOKEN"]
         var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
@@ -119,7 +123,19 @@ struct ServeOptions {
             case "--burst": options.configuration.messageBurst = try number(minimum: 1)
             case "--ping-interval": options.configuration.pingIntervalSeconds = try whole(minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try whole(minimum: 2)
-            case "--verbose": options.verbose = true
+            case "--verbose": options.logLevel = .debug
+            case "--log-level":
+                let text = try value()
+                guard let level = Logger.Level(rawValue: text) else {
+                    throw UsageError(message: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+                }
+                options.logLevel = level
+            case "--log-format":
+                let text = try value()
+                guard let format = Logger.Format(rawValue: text) else {
+                    throw UsageError(message: "--log-format must be text or json, got \"\(text)\"")
+                }
+                options.logFormat = format
             case "-h", "--help": return nil
             default: throw UsageError(message: "unknown option \"\(argument)\"")
             }

@@ -153,8 +153,9 @@ extension LiveActivityServer {
                 frame.writesLeft += 1
                 metrics.broadcastDeliveries += 1
             }
-            logger.debug("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
-                                   "activity.id": event.activity.id])
+            logger.info("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
+                                  "activity.id": event.activity.id, "activity.state": event.activity.activityState.rawValue,
+                                  "clients": "\(frame.writesLeft)"])
         }
         requestWritableForAll()
     }
