@@ -19,6 +19,15 @@ public final class LiveActivityServer: @unchecked Sendable {
     // MARK: Cross-thread state
 
     private let stopRequested = Atomic<Bool>(false)
+    /// Jobs for the service thread from other threads.
+    let inbox = ServiceInbox()
+    /// {lock} the service thread, once it runs.
+    private let serviceThread = Mutex<pthread_t?>(nil)
+
+    /// Whether the caller runs on the service thread (for preconditions and tests).
+    var isOnServiceThread: Bool {
+        serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
     /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
     private let liveContext = Mutex<ContextHandle?>(nil)
     private let startupResult = Mutex<Result<Int, ServerError>?>(nil)
@@ -91,6 +100,20 @@ public final class LiveActivityServer: @unchecked Sendable {
         }
     }
 
+    /// Runs `job` on the service thread, soon. Thread-safe; this is how other threads (image fetchers,
+    /// stores) hand results to the thread that owns lws and the activities.
+    func perform(_ job: @escaping ServiceInbox.Job) {
+        guard inbox.post(job) else { return }
+        liveContext.withLock { context in
+            if let context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Runs the jobs other threads handed over. Service thread only.
+    func runInbox() {
+        for job in inbox.drain() { job(self) }
+    }
+
     /// Blocks until the service thread has stopped and released every connection.
     public func waitUntilStopped() {
         finished.wait()
@@ -100,6 +123,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     // MARK: Service thread
 
     private func serviceMain() {
+        serviceThread.withLock { $0 = pthread_self() }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
                                             pingAfter: configuration.pingIntervalSeconds,
@@ -139,6 +163,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.timer = timer
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
         finishStartup(.success(port))
+        runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
         timerFired()

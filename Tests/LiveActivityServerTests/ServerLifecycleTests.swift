@@ -35,6 +35,30 @@ struct ServerLifecycleTests {
         #expect(throws: ServerError.self) { _ = try second.start() }
     }
 
+    @Test func jobsFromOtherThreadsRunOnTheServiceThread() throws {
+        var configuration = ServerConfiguration(publicDirectory: publicDirectory)
+        configuration.port = 0
+        let server = try LiveActivityServer(configuration: configuration)
+        _ = try server.start()
+        defer { server.stop(); server.waitUntilStopped() }
+        let done = DispatchSemaphore(value: 0)
+        let threads = 4, jobsPerThread = 50
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                for _ in 0..<jobsPerThread {
+                    server.perform { server in
+                        precondition(server.isOnServiceThread, "job ran off the service thread")
+                        _ = server.sessions.count
+                        done.signal()
+                    }
+                }
+            }
+        }
+        for _ in 0..<(threads * jobsPerThread) {
+            #expect(done.wait(timeout: .now() + 5) == .success)
+        }
+    }
+
     /// A minimal HTTP/1.1 GET over a blocking socket; returns the whole response text.
     private func httpGet(port: Int, path: String) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

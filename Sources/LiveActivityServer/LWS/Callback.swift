@@ -11,6 +11,9 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     }
     let server = Unmanaged<LiveActivityServer>.fromOpaque(owner).takeUnretainedValue()
     switch reason {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        server.runInbox()
+        return 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return server.admitUpgrade(wsi)
     case LWS_CALLBACK_ESTABLISHED:
