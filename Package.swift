@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "liveactivity", targets: ["liveactivity"]),
+        .executable(name: "liveactivity-bench", targets: ["liveactivity-bench"]),
     ],
     targets: [
         // C: libwebsockets 4.1 from Debian (libwebsockets-dev), reached through a module map.
@@ -27,6 +28,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // C: OpenSSL libcrypto from Debian (libssl-dev): SHA-256 and secure random bytes.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
         .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
         // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.
@@ -38,7 +45,7 @@ let package = Package(
         // Transport: HTTP + WebSocket through libwebsockets, one service thread.
         .target(
             name: "LiveActivityServer",
-            dependencies: ["LiveActivityCore", "CLibWebSockets"],
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "CCrypto"],
             swiftSettings: swiftSettings
         ),
         // Script client: the protocol over a libwebsockets client connection.
@@ -50,6 +57,12 @@ let package = Package(
         .executableTarget(
             name: "liveactivity",
             dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityClient", "LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
+        .executableTarget(
+            name: "liveactivity-bench",
+            dependencies: ["CLibWebSockets", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,146 @@
+import Foundation
+
+/// What one `liveactivity-bench` run does, parsed from the command line.
+struct BenchOptions {
+    static let usage = """
+    usage: liveactivity-bench --server ws://127.0.0.1:PORT/ws [options]
+
+    Opens N WebSocket clients to a running `liveactivity serve`, starts one activity from a controller
+    connection, sends M `update`s whose alert body carries a sequence number and a send timestamp, and
+    measures when every client receives each `activity` `updated` event.
+
+      --server URL           ws://HOST:PORT/ws of the server (plain ws only)
+      --token T              controller token (sent as ?token=); omit for a server without tokens
+      --viewer-token T       token for the N watching clients (default: none)
+      --clients N            watching connections (default 100)
+      --messages M           updates to send; 0 = idle run, only connect and hold (default 100)
+      --rate R               updates per second; 0 = as fast as possible, keeping --window in flight (default 20)
+      --window W             updates not yet received by every client, most at once, when --rate 0 (default 32)
+      --duration S           stop publishing after S seconds even if M is not reached (default: none)
+      --idle-seconds S       hold the connections idle S seconds before measuring memory (default 0)
+      --deflate on|off       offer permessage-deflate (default off)
+      --ticks on|off         on: a 600 s countdown runs, so the server ticks every second (default);
+                             off: the countdown is already over, no ticks (exact encode counts)
+      --server-pid PID       read the server's VmRSS and CPU time from /proc/PID
+      --dials K              connection attempts in flight at once (default 128)
+      --quiet-timeout S      stop waiting once nothing arrived for S seconds (default 3)
+      --drain-timeout S      stop waiting S seconds after the last update was sent (default 30)
+      --label NAME           a name for the run in the output (default: fanout, or idle when M is 0)
+      --out FILE             also append the JSON line to FILE
+      -h, --help             show this help
+
+    Prints one JSON line, then a table. Exit status: 0 when every update reached every connected client
+    and every client connected, 1 otherwise, 2 on a usage error.
+    """
+
+    /// Server address, parsed from `--server`.
+    var host = "127.0.0.1"
+    /// Server TCP port.
+    var port = 0
+    /// WebSocket path, `/ws` by default.
+    var path = "/ws"
+    var controllerToken: String?
+    var viewerToken: String?
+    /// Watching connections (the controller is one more).
+    var clients = 100
+    /// Updates to send.
+    var messages = 100
+    /// Updates per second; 0 = closed loop with ``window``.
+    var rate = 20.0
+    /// Updates in flight at most when ``rate`` is 0.
+    var window = 32
+    /// Longest publishing phase, in seconds.
+    var duration: Double?
+    /// Idle hold before the memory reading, in seconds.
+    var idleSeconds = 0.0
+    var deflate = false
+    var ticks = true
+    var serverPID: Int32?
+    /// Connection attempts in flight at once.
+    var dials = 128
+    /// Seconds without any delivery after which draining stops.
+    var quietTimeout = 3.0
+    /// Seconds after the last send after which draining stops.
+    var drainTimeout = 30.0
+    var label: String?
+    var outputPath: String?
+
+    /// A usage error: the message names the option.
+    struct UsageError: Error {
+        let message: String
+    }
+
+    /// Parses `arguments` (without the program name); `nil` after `--help`.
+    /// - Throws: ``UsageError`` naming the bad option or value.
+    static func parse(_ arguments: [String]) throws -> BenchOptions? {
+        var options = BenchOptions()
+        var serverURL: String?
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let next = iterator.next() else { throw UsageError(message: "\(argument) needs a value") }
+                return next
+            }
+            func number(minimum: Double) throws -> Double {
+                let text = try value()
+                guard let number = Double(text), number.isFinite, number >= minimum else {
+                    throw UsageError(message: "\(argument) must be a number of at least \(minimum), got \"\(text)\"")
+                }
+                return number
+            }
+            func whole(minimum: Int) throws -> Int {
+                let text = try value()
+                guard let number = Int(text), number >= minimum else {
+                    throw UsageError(message: "\(argument) must be a whole number of at least \(minimum), got \"\(text)\"")
+                }
+                return number
+            }
+            func onOff() throws -> Bool {
+                switch try value() {
+                case "on": return true
+                case "off": return false
+                case let other: throw UsageError(message: "\(argument) must be on or off, got \"\(other)\"")
+                }
+            }
+            switch argument {
+            case "--server": serverURL = try value()
+            case "--token": options.controllerToken = try value()
+            case "--viewer-token": options.viewerToken = try value()
+            case "--clients", "-n": options.clients = try whole(minimum: 1)
+            case "--messages", "-m": options.messages = try whole(minimum: 0)
+            case "--rate": options.rate = try number(minimum: 0)
+            case "--window": options.window = try whole(minimum: 1)
+            case "--duration": options.duration = try number(minimum: 0.1)
+            case "--idle-seconds": options.idleSeconds = try number(minimum: 0)
+            case "--deflate": options.deflate = try onOff()
+            case "--ticks": options.ticks = try onOff()
+            case "--server-pid": options.serverPID = Int32(try whole(minimum: 1))
+            case "--dials": options.dials = try whole(minimum: 1)
+            case "--quiet-timeout": options.quietTimeout = try number(minimum: 0.1)
+            case "--drain-timeout": options.drainTimeout = try number(minimum: 0.1)
+            case "--label": options.label = try value()
+            case "--out": options.outputPath = try value()
+            case "-h", "--help": return nil
+            default: throw UsageError(message: "unknown option \"\(argument)\"")
+            }
+        }
+        guard let serverURL else { throw UsageError(message: "--server ws://HOST:PORT/ws is required") }
+        try options.setServer(serverURL)
+        return options
+    }
+
+    /// Splits `ws://host:port/path` into ``host``, ``port`` and ``path``.
+    private mutating func setServer(_ url: String) throws {
+        guard url.hasPrefix("ws://") else { throw UsageError(message: "--server must start with ws://, got \"\(url)\"") }
+        let rest = url.dropFirst("ws://".count)
+        let authority = rest.prefix { $0 != "/" }
+        let pathPart = rest.dropFirst(authority.count)
+        path = pathPart.isEmpty ? "/ws" : String(pathPart)
+        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
+              (1...65535).contains(port) else {
+            throw UsageError(message: "--server needs an explicit port (ws://127.0.0.1:PORT/ws), got \"\(url)\"")
+        }
+        host = String(authority[..<colon])
+        self.port = port
+    }
+}
