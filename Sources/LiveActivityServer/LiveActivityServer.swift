@@ -45,8 +45,20 @@ public final class LiveActivityServer: @unchecked Sendable {
     var httpResponses: [UInt64: Frame] = [:]
     /// Request bodies being received (APNs-shaped pushes), by connection id.
     var httpBodies: [UInt64: [UInt8]] = [:]
-    /// Where each push being received is addressed: its push token and `apns-id`, by connection id.
-    var pushTargets: [UInt64: (pushToken: String, apnsId: String)] = [:]
+    /// Share links by id, live and recently ended.
+    var shares: [String: Share] = [:]
+    /// Share ids by the SHA-256 of their token.
+    var sharesByHash: [String: String] = [:]
+    /// What each request body being received is for, by connection id.
+    var bodyTargets: [UInt64: BodyTarget] = [:]
+
+    /// What a POST body is for.
+    enum BodyTarget {
+        /// An APNs-shaped push to this token, answered with this `apns-id`.
+        case push(pushToken: String, apnsId: String)
+        /// `POST /api/activities/{id}/shares`.
+        case share(activityId: String)
+    }
     var nextSessionID: UInt64 = 1
     var context: OpaquePointer?
     var timer: ServiceTimer?
@@ -71,6 +83,10 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.clock = clock
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
+        for share in try store.shares() {
+            shares[share.id] = share
+            sharesByHash[share.tokenHash] = share.id
+        }
         center = ActivityCenter(activities: activities, sequence: sequence,
                                 maximumLive: configuration.maximumLiveActivities)
     }

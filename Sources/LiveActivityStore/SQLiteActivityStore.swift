@@ -135,6 +135,30 @@ public final class SQLiteActivityStore: ActivityStore {
         return try pushToStartToken()
     }
 
+    public func shares() throws -> [Share] {
+        let forgetBefore = clock().timeIntervalSince1970 - Share.tombstoneLifetime
+        try database.transaction {
+            try database.statement("DELETE FROM shares WHERE MAX(expires_at, COALESCE(ended_at, 0)) < ?").bind(.double(forgetBefore)).run()
+        }
+        var shares: [Share] = []
+        try database.statement("SELECT id, token_hash, activity_id, created_at, expires_at, ended_at FROM shares").query { row in
+            shares.append(Share(id: row.text(0), tokenHash: row.text(1), activityId: row.text(2),
+                                createdAt: Date(timeIntervalSince1970: row.double(3)), expiresAt: Date(timeIntervalSince1970: row.double(4)),
+                                endedAt: row.isNull(5) ? nil : Date(timeIntervalSince1970: row.double(5))))
+        }
+        return shares
+    }
+
+    public func save(_ share: Share) throws {
+        try database.transaction {
+            try database.statement("INSERT OR REPLACE INTO shares (id, token_hash, activity_id, created_at, expires_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)")
+                .bind(.text(share.id), .text(share.tokenHash), .text(share.activityId),
+                      .double(share.createdAt.timeIntervalSince1970), .double(share.expiresAt.timeIntervalSince1970),
+                      share.endedAt.map { .double($0.timeIntervalSince1970) } ?? .null)
+                .run()
+        }
+    }
+
     /// Deletes events older than the retention age or beyond the retention count.
     private func prune(now: TimeInterval, lastSequence: UInt64) throws {
         let keepFrom = Int64(lastSequence) - Int64(retention.maximumEvents)
@@ -161,6 +185,9 @@ enum Schema {
                 CREATE TABLE IF NOT EXISTS history (id TEXT PRIMARY KEY, end_date REAL NOT NULL, json TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS history_by_end ON history (end_date);
                 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, text TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS shares (
+                    id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, activity_id TEXT NOT NULL,
+                    created_at REAL NOT NULL, expires_at REAL NOT NULL, ended_at REAL);
                 """)
         }
     }

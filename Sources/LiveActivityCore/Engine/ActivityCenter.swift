@@ -107,7 +107,7 @@ public struct ActivityCenter: Sendable {
         case .pause(let id): outcome = try pause(id, now: now)
         case .resume(let id): outcome = try resume(id, now: now)
         case .extend(let id, let seconds): outcome = try extend(id, by: seconds, now: now)
-        case .list, .catchUp, .history, .hello, .push: outcome = Outcome(events: [])
+        case .list, .catchUp, .history, .hello, .push, .share, .unshare, .shares: outcome = Outcome(events: [])
         }
         outcome.events += advance(to: now)
         return outcome

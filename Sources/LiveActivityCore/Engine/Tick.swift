@@ -29,4 +29,10 @@ public struct Tick: Sendable, Hashable {
     public var serverTime: Date
     /// Every running countdown, in presentation order.
     public var timers: [Timer]
+
+    /// Creates a tick.
+    public init(serverTime: Date, timers: [Timer]) {
+        self.serverTime = serverTime
+        self.timers = timers
+    }
 }

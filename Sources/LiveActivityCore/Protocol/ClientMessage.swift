@@ -20,6 +20,12 @@ public struct ClientMessage: Sendable {
         case list
         /// `hello`: present a token (browsers cannot set headers on WebSocket).
         case hello(token: String)
+        /// `share`: make a read-only link to one activity.
+        case share(activityId: String, expiresIn: TimeInterval?)
+        /// `unshare`: revoke a link at once.
+        case unshare(shareId: String)
+        /// `shares`: list the live links (of one activity, or all).
+        case shares(activityId: String?)
         /// `push`: an APNs Live Activity payload, as-is, addressed to a push token.
         case push(pushToken: String, payload: JSONValue)
         /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
@@ -34,7 +40,7 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push"]
+    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push", "share", "unshare", "shares"]
 
     /// Parses one text frame.
     ///
@@ -77,6 +83,11 @@ public struct ClientMessage: Sendable {
             }
             return .extend(activityId: id, seconds: seconds)
         case "list": return .list
+        case "share": return .share(activityId: try activityID(message), expiresIn: try Share.expiresIn(message))
+        case "unshare":
+            guard let id = try message.string("shareId", maxLength: 64) else { throw .missing("shareId") }
+            return .unshare(shareId: id)
+        case "shares": return .shares(activityId: try message.string("activityId", maxLength: 128))
         case "push":
             guard let pushToken = try message.string("pushToken", maxLength: 128) else { throw .missing("pushToken") }
             return .push(pushToken: pushToken, payload: try message.required("payload"))
@@ -96,7 +107,7 @@ extension ClientMessage.Command {
     /// Whether the command changes activities, which only controllers may do.
     public var isControl: Bool {
         switch self {
-        case .start, .update, .end, .pause, .resume, .extend, .push: true
+        case .start, .update, .end, .pause, .resume, .extend, .push, .share, .unshare, .shares: true
         case .list, .hello, .catchUp, .history: false
         }
     }
@@ -333,6 +344,9 @@ extension ClientMessage.Command {
         case .list: "list"
         case .hello: "hello"
         case .push: "push"
+        case .share: "share"
+        case .unshare: "unshare"
+        case .shares: "shares"
         case .catchUp: "catchUp"
         case .history: "history"
         }

@@ -11,6 +11,8 @@ public enum ServerMessage: Sendable {
     /// In reply to `push`: what APNs would answer (`status`, `reason` when refused) and what the device
     /// would do (`verdict`, `detail`).
     case pushResult(requestId: JSONValue?, result: PushResult)
+    /// In reply to `share` (with the link's `url`, shown once) and `shares`.
+    case shares(requestId: JSONValue?, shares: [ShareSummary])
     /// `GET /api/push-to-start-token`: the token `start` pushes are addressed to.
     case pushToStartToken(String)
     /// In reply to `hello`: the connection's role from now on.
@@ -46,7 +48,7 @@ private struct Wire: Encodable {
 
     private enum Key: String, CodingKey {
         case type, requestId, role, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
-        case activityId, activityIds, code, field, message, pushToStartToken
+        case activityId, activityIds, code, field, message, pushToStartToken, shares
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -64,6 +66,10 @@ private struct Wire: Encodable {
             try c.encode("pushResult", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try result.encode(to: encoder)
+        case .shares(let requestId, let shares):
+            try c.encode("shares", forKey: .type)
+            try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encode(shares, forKey: .shares)
         case .pushToStartToken(let token):
             try c.encode("pushToStartToken", forKey: .type)
             try c.encode(token, forKey: .pushToStartToken)

@@ -28,6 +28,14 @@ public protocol ActivityStore: AnyObject {
     /// with it keeps working across restarts.
     /// - Throws: the store's own error.
     func pushToStartToken() throws -> String
+
+    /// Every share link kept: live ones, and ended ones for ``Share/tombstoneLifetime``.
+    /// - Throws: the store's own error.
+    func shares() throws -> [Share]
+
+    /// Keeps a share link, new or changed (ended).
+    /// - Throws: the store's own error; a new link is then not handed out.
+    func save(_ share: Share) throws
 }
 
 /// An ``ActivityStore`` in memory: nothing survives a restart. Keeps the last `logCapacity` events.
@@ -37,6 +45,7 @@ public final class InMemoryActivityStore: ActivityStore {
     private var sequence: UInt64 = 0
     private var finished: [HistoryEntry] = []
     private let startToken = PushToken.random()
+    private var links: [String: Share] = [:]
     /// How many events the log keeps.
     public let logCapacity: Int
 
@@ -70,6 +79,10 @@ public final class InMemoryActivityStore: ActivityStore {
     }
 
     public func pushToStartToken() -> String { startToken }
+
+    public func shares() -> [Share] { Array(links.values) }
+
+    public func save(_ share: Share) { links[share.id] = share }
 
     public func history(limit: Int, before: Date?) -> [HistoryEntry] {
         Array(finished.reversed().lazy.filter { before == nil || $0.endDate < before! }.prefix(limit))

@@ -31,25 +31,32 @@ extension LiveActivityServer {
                 detail: "send the controller token as authorization: bearer …"), apnsId: apnsId))
         }
         httpBodies[id] = []
-        pushTargets[id] = (String(path.dropFirst(prefix.count)), apnsId)
+        bodyTargets[id] = .push(pushToken: String(path.dropFirst(prefix.count)), apnsId: apnsId)
         return 0
     }
 
-    /// Whether a push body is being received on connection `id`.
+    /// Whether a request body is being received on connection `id`.
     func isReceivingBody(_ id: UInt64) -> Bool { httpBodies[id] != nil }
 
-    /// Collects a chunk of a push body, keeping at most one byte more than APNs allows.
+    /// Collects a chunk of a request body, keeping at most one byte more than APNs allows.
     func receivedBody(_ bytes: UnsafeRawBufferPointer, id: UInt64) {
         guard var body = httpBodies[id], body.count <= APNsPush.maximumBytes else { return }
         body.append(contentsOf: bytes.prefix(APNsPush.maximumBytes + 1 - body.count))
         httpBodies[id] = body
     }
 
-    /// Applies the whole push and answers it.
+    /// Handles a whole request body: a push, or a share request.
     /// - Returns: nonzero to close the connection.
     func bodyComplete(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
         let body = httpBodies.removeValue(forKey: id) ?? []
-        guard let (pushToken, apnsId) = pushTargets.removeValue(forKey: id) else { return -1 }
+        switch bodyTargets.removeValue(forKey: id) {
+        case .push(let pushToken, let apnsId)?: return pushBodyComplete(wsi, id: id, body: body, pushToken: pushToken, apnsId: apnsId)
+        case .share(let activityId)?: return shareBodyComplete(wsi, id: id, body: body, activityId: activityId)
+        case nil: return -1
+        }
+    }
+
+    private func pushBodyComplete(_ wsi: OpaquePointer, id: UInt64, body: [UInt8], pushToken: String, apnsId: String) -> Int32 {
         if body.isEmpty {
             return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "PayloadEmpty", detail: "the request has no body"), apnsId: apnsId))
         }

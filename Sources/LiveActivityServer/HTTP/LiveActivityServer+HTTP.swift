@@ -38,6 +38,10 @@ extension LiveActivityServer {
         sessionData.storeBytes(of: id, as: UInt64.self)
         let path = requestPath(wsi) ?? ""
         if path == "/3" || path.hasPrefix("/3/") { return pushRequest(wsi, id: id, path: path) }
+        if path.hasPrefix(Self.sharePath) { return sharePage(wsi, id: id, path: path) }
+        if path.hasPrefix("/api/activities/"), path.hasSuffix("/shares"), header(wsi, WSI_TOKEN_POST_URI) != nil {
+            return shareRequest(wsi, id: id, path: path)
+        }
         guard header(wsi, WSI_TOKEN_GET_URI) != nil else {
             return respond(wsi, id: id, status: 405, body: Array(#"{"code":"invalid_field","field":"method","message":"method: only GET is allowed here","type":"error"}"#.utf8))
         }
@@ -149,6 +153,6 @@ extension LiveActivityServer {
     func httpClosed(_ id: UInt64) {
         httpResponses[id] = nil
         httpBodies[id] = nil
-        pushTargets[id] = nil
+        bodyTargets[id] = nil
     }
 }

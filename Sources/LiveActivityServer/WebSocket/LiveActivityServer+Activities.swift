@@ -8,6 +8,9 @@ extension LiveActivityServer {
     func handle(_ message: ClientMessage, from session: Session) {
         let command: ClientMessage.Command
         switch message.command {
+        case _ where session.scope != nil:
+            send(.error(requestId: nil, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
+            return
         case .failure(let error):
             send(.error(requestId: message.requestId, error), to: session)
             return
@@ -25,6 +28,24 @@ extension LiveActivityServer {
         case .success(.push(let pushToken, let payload)):
             let result = applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString)
             send(.pushResult(requestId: message.requestId, result: result), to: session)
+            return
+        case .success(.share(let activityId, let expiresIn)):
+            do {
+                send(.shares(requestId: message.requestId, shares: [try createShare(activityId: activityId, expiresIn: expiresIn)]), to: session)
+            } catch {
+                send(.error(requestId: message.requestId, error), to: session)
+            }
+            return
+        case .success(.unshare(let shareId)):
+            do {
+                let share = try revokeShare(id: shareId)
+                send(.ack(requestId: message.requestId, activityId: share.activityId, activityIds: nil), to: session)
+            } catch {
+                send(.error(requestId: message.requestId, error), to: session)
+            }
+            return
+        case .success(.shares(let activityId)):
+            send(.shares(requestId: message.requestId, shares: shareSummaries(activityId: activityId)), to: session)
             return
         case .success(.list):
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
@@ -149,7 +170,8 @@ extension LiveActivityServer {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
             frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
             metrics.broadcastEncodes += 1
-            for session in sessions.values where session.role != .unauthenticated && enqueue(frame, to: session) {
+            for session in sessions.values where session.role != .unauthenticated
+                && (session.scope == nil || session.scope == event.activity.id) && enqueue(frame, to: session) {
                 frame.writesLeft += 1
                 metrics.broadcastDeliveries += 1
             }
@@ -158,14 +180,26 @@ extension LiveActivityServer {
                                   "clients": "\(frame.writesLeft)"])
         }
         requestWritableForAll()
+        expireShares(now: now, events: events)
     }
 
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet.
     func broadcast(_ tick: Tick) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
         metrics.broadcastEncodes += 1
+        /// Share viewers get a tick of their own activity only, encoded once per shared activity.
+        var scoped: [String: Frame?] = [:]
         for session in sessions.values where session.closing == nil && session.role != .unauthenticated {
-            session.pendingTick = frame
+            if let scope = session.scope {
+                if scoped[scope] == nil {
+                    let timers = tick.timers.filter { $0.activityId == scope }
+                    scoped[scope] = timers.isEmpty ? Frame?.none : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
+                }
+                guard let own = scoped[scope] ?? nil else { continue }
+                session.pendingTick = own
+            } else {
+                session.pendingTick = frame
+            }
             metrics.broadcastDeliveries += 1
         }
         requestWritableForAll()
@@ -184,6 +218,7 @@ extension LiveActivityServer {
         if commit(next, events) == nil { broadcast(events, at: now) }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
+            expireShares(now: now)
             if let tick = center.tick(at: now) { broadcast(tick) }
             tickDue = (seconds + 0.005).rounded(.down) + 1
         }

@@ -16,6 +16,10 @@ extension LiveActivityServer {
         guard header(wsi, WSI_TOKEN_GET_URI) == Self.webSocketPath else {
             return refuse(wsi, 404, "the WebSocket endpoint is \(Self.webSocketPath)")
         }
+        if let token = queryArgument(wsi, "share") {
+            guard let share = share(forToken: token) else { return refuse(wsi, 404, "unknown share link") }
+            guard share.isLive(at: clock()), center.activities[share.activityId] != nil else { return refuse(wsi, 410, "this share has ended") }
+        }
         guard originAllowed(wsi) else {
             logger.warning("refused a cross-origin WebSocket", ["origin": header(wsi, WSI_TOKEN_ORIGIN) ?? ""])
             return refuse(wsi, 403, "origin not allowed; start the server with --allowed-origin to allow it")
@@ -23,7 +27,7 @@ extension LiveActivityServer {
         guard sessions.count < configuration.maximumConnections else {
             return refuse(wsi, 503, "too many connections (the limit is \(configuration.maximumConnections))")
         }
-        guard configuration.access.role(presenting: presentedToken(wsi)) != nil else {
+        guard queryArgument(wsi, "share") != nil || configuration.access.role(presenting: presentedToken(wsi)) != nil else {
             return refuse(wsi, 401, "the token matches no role")
         }
         return 0
@@ -65,11 +69,16 @@ extension LiveActivityServer {
         let id = nextSessionID
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
-        let role = configuration.access.role(presenting: presentedToken(wsi)) ?? .unauthenticated
+        let share: Share? = queryArgument(wsi, "share").flatMap { token in self.share(forToken: token) }
+        let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: presentedToken(wsi)) ?? .unauthenticated)
         let session = Session(id: id, wsi: wsi, role: role,
                               bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
+        session.shareId = share?.id
+        session.scope = share?.activityId
         sessions[id] = session
-        if role == .unauthenticated {
+        if session.scope != nil {
+            greet(session, since: nil)
+        } else if role == .unauthenticated {
             send(.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
                  message: "token: this server needs a token to watch; send {\"type\":\"hello\",\"token\":…}")), to: session)
         } else {
@@ -80,7 +89,10 @@ extension LiveActivityServer {
 
     /// The first data a watching client gets: a snapshot, or the events after `since`.
     func greet(_ session: Session, since: UInt64?, requestId: JSONValue? = nil) {
-        if let since {
+        if let scope = session.scope {
+            send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence,
+                           activities: center.activities[scope].map { [$0] } ?? [], role: .viewer), to: session)
+        } else if let since {
             resume(session, since: since, requestId: requestId)
         } else {
             send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence, activities: center.ordered,

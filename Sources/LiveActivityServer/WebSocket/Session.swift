@@ -22,6 +22,10 @@ final class Session {
 
     /// What the client may do.
     var role: AccessPolicy.Role
+    /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.
+    var shareId: String?
+    /// For a share viewer: the one activity it may see.
+    var scope: String?
     /// Limits how fast the client may send messages.
     var bucket: TokenBucket
     /// Messages refused by the rate limit in a row.
