@@ -15,6 +15,7 @@ enum Command {
       end       end one activity or all of them (alias: stop)
       list      print the activities (table, or --json)
       watch     follow every change live until Ctrl-C (table, or --json lines)
+      share     print a read-only link that shows one activity live (expires; revocable)
 
     Client commands talk to --server URL (default ws://127.0.0.1:8080/ws; env LIVEACTIVITY_SERVER).
 
@@ -35,6 +36,7 @@ enum Command {
         case "end", "stop": return EndActivityCommand.run(rest, name: name)
         case "list": return ListCommand.run(rest)
         case "watch": return WatchCommand.run(rest)
+        case "share": return ShareCommand.run(rest)
         case "-h", "--help", "help":
             print(usage)
             return 0

@@ -3,13 +3,13 @@ import LiveActivityCore
 /// Read-only lookups for reading server messages.
 extension JSONValue {
     /// The member named `key` when this is an object, else nil.
-    func member(_ key: String) -> JSONValue? {
+    public func member(_ key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
     /// The string, when this is a string.
-    var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
