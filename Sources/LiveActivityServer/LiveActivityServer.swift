@@ -58,6 +58,9 @@ public final class LiveActivityServer: @unchecked Sendable {
         case push(pushToken: String, apnsId: String)
         /// `POST /api/activities/{id}/shares`.
         case share(activityId: String)
+        /// A request refused before its body: the body is read (and dropped) first, as HTTP/1.1 needs,
+        /// then this answer is written.
+        case refused(status: UInt32, body: [UInt8], headers: [(String, String)])
     }
     var nextSessionID: UInt64 = 1
     var context: OpaquePointer?

@@ -17,17 +17,17 @@ extension LiveActivityServer {
         let apnsId = customHeader(wsi, "apns-id") ?? UUID().uuidString
         let prefix = "/3/device/"
         guard path.hasPrefix(prefix), path.count > prefix.count else {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 404, reason: "BadPath", detail: "the path is /3/device/{pushToken}"), apnsId: apnsId))
+            return refuse(wsi, id: id, PushResult(PushRejection(status: 404, reason: "BadPath", detail: "the path is /3/device/{pushToken}"), apnsId: apnsId))
         }
         guard header(wsi, WSI_TOKEN_POST_URI) != nil else {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 405, reason: "MethodNotAllowed", detail: "use POST"), apnsId: apnsId))
+            return refuse(wsi, id: id, PushResult(PushRejection(status: 405, reason: "MethodNotAllowed", detail: "use POST"), apnsId: apnsId))
         }
         guard customHeader(wsi, "apns-push-type") == "liveactivity" else {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "InvalidPushType",
+            return refuse(wsi, id: id, PushResult(PushRejection(status: 400, reason: "InvalidPushType",
                 detail: "this server previews Live Activities: send apns-push-type: liveactivity"), apnsId: apnsId))
         }
         guard configuration.access.role(presenting: presentedToken(wsi)) == .controller else {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 403, reason: "InvalidProviderToken",
+            return refuse(wsi, id: id, PushResult(PushRejection(status: 403, reason: "InvalidProviderToken",
                 detail: "send the controller token as authorization: bearer …"), apnsId: apnsId))
         }
         httpBodies[id] = []
@@ -52,6 +52,7 @@ extension LiveActivityServer {
         switch bodyTargets.removeValue(forKey: id) {
         case .push(let pushToken, let apnsId)?: return pushBodyComplete(wsi, id: id, body: body, pushToken: pushToken, apnsId: apnsId)
         case .share(let activityId)?: return shareBodyComplete(wsi, id: id, body: body, activityId: activityId)
+        case .refused(let status, let answer, let headers)?: return respond(wsi, id: id, status: status, body: answer, headers: headers)
         case nil: return -1
         }
     }
@@ -75,6 +76,26 @@ extension LiveActivityServer {
 
     /// Writes a push answer the way APNs does.
     private func answer(_ wsi: OpaquePointer, id: UInt64, _ result: PushResult) -> Int32 {
+        let (headers, body) = Self.encode(result)
+        return respond(wsi, id: id, status: UInt32(result.status), body: body, headers: headers)
+    }
+
+    /// Refuses a push before its body is read: at once for a GET, after reading the body for a POST.
+    private func refuse(_ wsi: OpaquePointer, id: UInt64, _ result: PushResult) -> Int32 {
+        guard header(wsi, WSI_TOKEN_POST_URI) != nil else { return answer(wsi, id: id, result) }
+        let (headers, body) = Self.encode(result)
+        return refuseAfterBody(id: id, status: UInt32(result.status), body: body, headers: headers)
+    }
+
+    /// Reads and drops the request body, then answers with `status` and `body`.
+    /// - Returns: 0 (keep reading).
+    func refuseAfterBody(id: UInt64, status: UInt32, body: [UInt8], headers: [(String, String)] = []) -> Int32 {
+        httpBodies[id] = []
+        bodyTargets[id] = .refused(status: status, body: body, headers: headers)
+        return 0
+    }
+
+    private static func encode(_ result: PushResult) -> ([(String, String)], [UInt8]) {
         var headers = [("apns-id", result.apnsId)]
         if let verdict = result.verdict { headers.append(("liveactivity-verdict", verdict)) }
         if let detail = result.detail { headers.append(("liveactivity-detail", detail)) }
@@ -85,7 +106,7 @@ extension LiveActivityServer {
             if let detail = result.detail { object["detail"] = .string(detail) }
             body = Array((try? JSONEncoder().encode(JSONValue.object(object))) ?? Data())
         }
-        return respond(wsi, id: id, status: UInt32(result.status), body: body, headers: headers)
+        return (headers, body)
     }
 
     /// A request header lws does not know by name (`apns-push-type`, `apns-id`), or nil.

@@ -120,7 +120,7 @@ extension LiveActivityServer {
     /// - Returns: nonzero to close the connection.
     func shareRequest(_ wsi: OpaquePointer, id: UInt64, path: String) -> Int32 {
         guard configuration.access.role(presenting: presentedToken(wsi)) == .controller else {
-            return respond(wsi, id: id, status: 403, body: ServerMessage.error(requestId: nil, ProtocolError(.forbidden, field: "token",
+            return refuseAfterBody(id: id, status: 403, body: ServerMessage.error(requestId: nil, ProtocolError(.forbidden, field: "token",
                 message: "token: sharing needs the controller token (Authorization: Bearer …)")).encoded())
         }
         let activityId = String(path.dropFirst("/api/activities/".count).dropLast("/shares".count))
