@@ -34,6 +34,24 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // C: libcurl from Debian (libcurl4-openssl-dev): fetching remote images.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // C: libvips from Debian (libvips-dev): decoding, fitting and encoding thumbnails.
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // C: hiredis from Debian (libhiredis-dev): the Redis client for clustering.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
         .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
         // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.
@@ -42,10 +60,28 @@ let package = Package(
             dependencies: ["LiveActivityCore", "CSQLite"],
             swiftSettings: swiftSettings
         ),
+        // Presentations as self-contained HTML (Lock Screen, Dynamic Island, gallery). Pure: no I/O.
+        .target(
+            name: "LiveActivityRendering",
+            dependencies: ["LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        // Remote images: safe fetching (libcurl), 48-point thumbnails (libvips), a size-bounded cache.
+        .target(
+            name: "LiveActivityImages",
+            dependencies: ["LiveActivityCore", "CCurl", "CVips"],
+            swiftSettings: swiftSettings
+        ),
+        // Cluster: activities and the event log in Redis, shared by several instances.
+        .target(
+            name: "LiveActivityCluster",
+            dependencies: ["LiveActivityCore", "CHiredis"],
+            swiftSettings: swiftSettings
+        ),
         // Transport: HTTP + WebSocket through libwebsockets, one service thread.
         .target(
             name: "LiveActivityServer",
-            dependencies: ["LiveActivityCore", "CLibWebSockets", "CCrypto"],
+            dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto"],
             swiftSettings: swiftSettings
         ),
         // Script client: the protocol over a libwebsockets client connection.
@@ -56,7 +92,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "liveactivity",
-            dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityClient", "LiveActivityCore"],
+            dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityCluster", "LiveActivityClient", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
@@ -68,6 +104,11 @@ let package = Package(
         .testTarget(
             name: "LiveActivityCoreTests",
             dependencies: ["LiveActivityCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LiveActivityRenderingTests",
+            dependencies: ["LiveActivityRendering", "LiveActivityCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

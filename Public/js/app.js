@@ -1,50 +1,68 @@
 // Entry point: wires the socket, the store and the view together. See docs/PROTOCOL.md for the messages.
 
-import { ReconnectingSocket, socketUrl, tokenFromLocation } from "./socket.js";
+import { ReconnectingSocket, resumeUrl, socketUrl, tokenFromLocation } from "./socket.js";
 import { Store } from "./store.js";
+import { TokenKeeper, sessionStore } from "./token.js";
 import { View } from "./view.js";
-import { parseDurationSeconds } from "./time.js";
+import { EmojiKind } from "./kinds/emoji.js";
+import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
 
-/** How long to wait for the first snapshot before hinting that a token is needed, in ms. */
+/** How long to wait for the server's first answer before hinting that something is wrong, in ms. */
 const SNAPSHOT_HINT_MS = 3000;
+
+const TOKEN_TEXT = {
+  needed: "This server needs an access token to show its workouts. Enter it to continue.",
+  rejected: "That token was not accepted. Check it and try again.",
+  viewOnly: "View only. Enter the controller token to start, pause or stop workouts.",
+};
 
 const store = new Store();
 const view = new View();
-const token = tokenFromLocation(location);
+const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message) => request(message),
+  (text) => view.showError(text), () => store.serverNow(Date.now()));
+const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
+const baseUrl = socketUrl(location);
 let nextRequestId = 1;
 let hintTimer = 0;
-let sawSnapshot = false;
+/** The server has answered this connection (snapshot, caughtUp, hello or unauthorized). */
+let answered = false;
 let hintShown = false;
+/** requestId of the `hello` carrying the current token, to tell a rejected token from a missing one. */
+let helloRequestId = null;
 
-const socket = new ReconnectingSocket(socketUrl(location), {
+// The first connection asks for a snapshot; every later one resumes after the last applied event.
+const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence), {
   onState: (state, detail) => {
     clearTimeout(hintTimer);
-    sawSnapshot = false;
+    answered = false;
+    helloRequestId = null;
     if (state !== "open") {
       store.resetRole();
       view.renderRole(null);
     }
     view.renderStatus(state, detail);
     if (state !== "open") return;
-    // A server with a viewer token sends nothing to an unauthenticated connection until it says hello.
-    if (token) send({ type: "hello", token });
+    store.connectionOpened();
+    // Browsers cannot set headers on a WebSocket: the token goes in a `hello` on every connect.
+    sayHello();
     hintTimer = setTimeout(() => {
-      if (sawSnapshot) return;
+      if (answered || view.tokenFormShown) return;
       hintShown = true;
       view.showError("No data from the server yet. If it needs a token, open this page as /#token=YOUR_TOKEN.");
     }, SNAPSHOT_HINT_MS);
   },
   onMessage: (message, receivedAtMs) => {
     const result = store.apply(message, receivedAtMs);
-    if (message.type === "snapshot") {
-      sawSnapshot = true;
+    if (message.type === "snapshot" || message.type === "caughtUp" || message.type === "hello") {
+      answered = true;
       if (hintShown) view.clearError();
       hintShown = false;
     }
-    if (result.roleChanged) view.renderRole(store.role);
+    if (result.roleChanged || message.type === "hello") onRole(store.role);
     if (result.changed) view.renderActivities(store.ordered());
-    if (result.error) view.showError(result.error.message || result.error.code || "The server refused the request.");
-    if (result.alert) view.showAlert(result.alert);
+    if (result.changed) emojiKind.render(store.ordered());
+    if (result.error) onError(result.error);
+    if (result.alert) view.showAlert(result.alert, message.activity);
     if (result.resync) send({ type: "list" });
     view.renderClock(store.serverNow(Date.now()));
   },
@@ -53,28 +71,88 @@ const socket = new ReconnectingSocket(socketUrl(location), {
 /**
  * Sends a client message with a fresh requestId.
  * @param {object} message
- * @returns {boolean} false when not connected.
+ * @returns {string|null} its requestId, or null when not connected (nothing was sent).
  */
 function send(message) {
-  return socket.send({ ...message, requestId: `web-${nextRequestId++}` });
+  const requestId = `web-${nextRequestId++}`;
+  return socket.send({ ...message, requestId }) ? requestId : null;
 }
 
-/** Sends a user's request, reporting in #error when it cannot go out. */
+/**
+ * Sends a user's request, reporting in #error when it cannot go out.
+ * @returns {boolean} whether it was sent.
+ */
 function request(message) {
   view.clearError();
-  if (!send(message)) view.showError("Not connected to the server. Reconnecting…");
+  if (send(message)) return true;
+  view.showError("Not connected to the server. Reconnecting…");
+  return false;
 }
 
-view.bind("start", ({ workout, durationText }) => {
+/** Presents the remembered token, if any. */
+function sayHello() {
+  const token = tokens.current;
+  helloRequestId = token ? send({ type: "hello", token }) : null;
+}
+
+/** A role arrived (snapshot, hello reply, or the previous one on resume): ask for a better token if useful. */
+function onRole(role) {
+  view.renderRole(role);
+  if (role === "viewer") view.showTokenForm(TOKEN_TEXT.viewOnly);
+  else if (role === "controller") view.hideTokenForm();
+}
+
+/** Shows an `error`; the access errors bring up the token form. */
+function onError(error) {
+  if (error.code === "unauthorized") {
+    answered = true;
+    if (hintShown) view.clearError();
+    hintShown = false;
+    const rejected = error.requestId != null && error.requestId === helloRequestId;
+    if (rejected) {
+      tokens.forget(); // a wrong token is not sent again
+      store.forgetRole();
+      helloRequestId = null;
+    }
+    if (store.role === null) view.renderRole("unauthenticated");
+    view.showTokenForm(rejected ? TOKEN_TEXT.rejected : TOKEN_TEXT.needed, { focus: rejected });
+    return;
+  }
+  view.showError(error.message || error.code || "The server refused the request.");
+  if (error.code === "forbidden") view.showTokenForm(TOKEN_TEXT.viewOnly, { focus: true });
+}
+
+view.bind("start", ({ workout, durationText, startAtText }) => {
   const durationSeconds = parseDurationSeconds(durationText);
   if (durationSeconds === null) {
     view.showError("Duration must be a whole number of seconds, 1 or more.");
     return;
   }
-  request({ type: "start", attributesType: "workout", attributes: { workout }, durationSeconds });
+  const message = { type: "start", attributesType: "workout", attributes: { workout }, durationSeconds };
+  if (startAtText) {
+    const startMs = nextTimeOfDayMs(startAtText, Date.now());
+    if (startMs === null) {
+      view.showError("Start at must be a time of day, like 07:30.");
+      return;
+    }
+    message.startDate = new Date(startMs).toISOString();
+  }
+  if (request(message) && startAtText) view.clearStartAt();
 });
 view.bind("stopAll", () => request({ type: "end", all: true, dismissalPolicy: "immediate" }));
 view.bind("endActivity", (activityId) => request({ type: "end", activityId, dismissalPolicy: "immediate" }));
+view.bind("control", ({ action, activityId, seconds }) => {
+  if (action === "pause" || action === "resume") request({ type: action, activityId });
+  else if (action === "extend" && Number.isFinite(seconds)) request({ type: "extend", activityId, seconds });
+});
+view.bind("token", (token) => {
+  tokens.set(token);
+  store.forgetRole();
+  view.clearError();
+  view.showTokenForm("Checking the token…");
+  // Sent now when connected; otherwise on the next connect.
+  if (socket.isOpen) sayHello();
+});
 
 function frame() {
   view.renderClock(store.serverNow(Date.now()));

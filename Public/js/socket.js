@@ -30,6 +30,21 @@ export function tokenFromLocation(loc) {
 }
 
 /**
+ * The endpoint to resume from: `url` with `since=N` added (docs/PROTOCOL.md, "Resuming after a disconnect").
+ * Without a sequence (nothing applied yet) it is `url` unchanged, and the server sends a snapshot.
+ * @param {string} url ws:// or wss:// endpoint (may already carry a query).
+ * @param {number|null} sequence the last applied activity event's sequence.
+ * @returns {string}
+ * @example resumeUrl("ws://h/ws", 42) // "ws://h/ws?since=42"
+ */
+export function resumeUrl(url, sequence) {
+  if (!Number.isInteger(sequence) || sequence < 0) return url;
+  const u = new URL(url);
+  u.searchParams.set("since", String(sequence));
+  return u.toString();
+}
+
+/**
  * Delay before reconnect attempt number `attempt` (0-based): 500, 1000, 2000, 4000, 5000, 5000… ms.
  * @param {number} attempt
  * @returns {number} milliseconds
@@ -46,7 +61,8 @@ export function backoffMs(attempt) {
  */
 export class ReconnectingSocket {
   /**
-   * @param {string} url ws:// or wss:// endpoint.
+   * @param {string|(() => string)} url ws:// or wss:// endpoint, or a function giving it anew for each attempt
+   *   (so a reconnect can resume with `?since=`).
    * @param {{onState:(state:string, detail:object)=>void, onMessage:(msg:object, receivedAtMs:number)=>void}} callbacks
    */
   constructor(url, { onState, onMessage }) {
@@ -64,7 +80,7 @@ export class ReconnectingSocket {
     this._onState("connecting", {});
     let ws;
     try {
-      ws = new WebSocket(this._url);
+      ws = new WebSocket(typeof this._url === "function" ? this._url() : this._url);
     } catch (e) {
       this._scheduleReconnect();
       return;

@@ -75,11 +75,59 @@ export function countdownSeconds(activity, serverNowMs) {
 }
 
 /**
+ * Seconds until a pending (scheduled) activity starts: its `startDate`, or its timer's start when that is later.
+ * @param {object} activity
+ * @param {number} serverNowMs the server's current time, epoch ms.
+ * @returns {number|null} whole seconds (rounded up, never negative), or null when the start is unknown.
+ */
+export function startsInSeconds(activity, serverNowMs) {
+  const starts = [parseDateMs(activity?.startDate), parseDateMs(activity?.content?.state?.workoutTimer?.start)]
+    .filter(Number.isFinite);
+  if (starts.length === 0 || !Number.isFinite(serverNowMs)) return null;
+  return Math.max(0, Math.ceil((Math.max(...starts) - serverNowMs) / 1000));
+}
+
+/**
+ * What an activity's countdown shows: the time to its start while `pending`, else the time left
+ * (frozen while paused or ended; see countdownSeconds).
+ * @param {object} activity
+ * @param {number} serverNowMs the server's current time, epoch ms.
+ * @returns {number|null} whole seconds, or null when unknown.
+ */
+export function displaySeconds(activity, serverNowMs) {
+  return isPending(activity) ? startsInSeconds(activity, serverNowMs) : countdownSeconds(activity, serverNowMs);
+}
+
+/**
+ * @param {object} activity
+ * @returns {boolean} whether it is scheduled for a future start (`activityState` "pending").
+ */
+export function isPending(activity) {
+  return activity?.activityState === "pending";
+}
+
+/**
+ * Which control buttons make sense for an activity: none once ended; no pause for a pending one (the server
+ * answers `invalid_state`), but it can be extended.
+ * @param {object} activity
+ * @returns {{pause: boolean, resume: boolean, extend: boolean}}
+ */
+export function availableControls(activity) {
+  const state = activity?.activityState;
+  if (state === "ended" || state === "dismissed") return { pause: false, resume: false, extend: false };
+  if (state === "pending") return { pause: false, resume: false, extend: true };
+  const paused = isPaused(activity);
+  return { pause: !paused, resume: paused, extend: true };
+}
+
+/**
  * What one applied message changed.
  * @typedef {object} ApplyResult
  * @property {boolean} changed the activity list changed (re-render it).
  * @property {boolean} resync an event was missed (sequence gap); ask for a fresh snapshot with `list`.
- * @property {{code:string,message:string,field?:string}|null} error an `error` message to show.
+ * @property {boolean} reset a snapshot with `reset: true` replaced everything (the resume could not be served).
+ * @property {boolean} caughtUp the events replayed for a resume (`?since=`) are all applied.
+ * @property {{code:string,message:string,field?:string,requestId?:(string|number)}|null} error an `error` to show.
  * @property {{title:string,body:string}|null} alert an `update` alert to show.
  * @property {boolean} roleChanged `role` changed (from a snapshot or a `hello` reply).
  */
@@ -93,6 +141,8 @@ export class Store {
     this.sequence = null;
     /** @type {string|null} this connection's role: "controller" | "viewer" (null until the server says) */
     this.role = null;
+    /** @type {string|null} the previous connection's role (a resumed connection is not told its role again) */
+    this._lastRole = null;
     this.clock = new ClockSync();
   }
 
@@ -103,7 +153,9 @@ export class Store {
    * @returns {ApplyResult}
    */
   apply(message, receivedAtMs) {
-    const result = { changed: false, resync: false, error: null, alert: null, roleChanged: false };
+    const result = {
+      changed: false, resync: false, reset: false, caughtUp: false, error: null, alert: null, roleChanged: false,
+    };
     switch (message?.type) {
       case "snapshot":
         // A snapshot is the whole truth: on (re)connect and in reply to `list`.
@@ -115,7 +167,18 @@ export class Store {
         }
         this.sequence = typeof message.sequence === "number" ? message.sequence : null;
         result.changed = true;
-        result.roleChanged = this._setRole(message.role);
+        result.reset = message.reset === true;
+        // Only the snapshot that opens a plain connection names the role; keep the last one otherwise.
+        result.roleChanged = this._setRole(message.role ?? this._restorableRole());
+        break;
+      case "caughtUp":
+        // Every event after our `since` has been replayed; live events follow.
+        this.clock.sample(message.serverTime, receivedAtMs);
+        result.caughtUp = true;
+        if (typeof message.sequence === "number" && this.sequence !== null && message.sequence > this.sequence) {
+          result.resync = true; // the replay ended short of the server's sequence
+        }
+        result.roleChanged = this._setRole(this._restorableRole());
         break;
       case "hello":
         result.roleChanged = this._setRole(message.role);
@@ -135,19 +198,37 @@ export class Store {
         this.clock.sample(message.serverTime, receivedAtMs);
         break;
       case "error":
-        result.error = { code: message.code, message: message.message, field: message.field };
+        result.error = { code: message.code, message: message.message, field: message.field,
+          requestId: message.requestId };
         break;
       default:
-        break; // ack, caughtUp, history and anything newer: nothing to keep.
+        break; // ack, history and anything newer: nothing to keep.
     }
     return result;
   }
 
   /**
    * Forgets the connection's role (call when the socket closes; the next snapshot or hello reply sets it).
+   * A resumed connection (`?since=`) is not told its role: it gets the previous one back on `caughtUp`.
    */
   resetRole() {
+    if (this.role !== null) this._lastRole = this.role;
     this.role = null;
+  }
+
+  /** Forgets the role for good (the token changed, so the next connection may have another one). */
+  forgetRole() {
+    this._lastRole = null;
+  }
+
+  /** Call when a new connection opens: the server may have restarted with another clock. */
+  connectionOpened() {
+    this.clock.reset();
+  }
+
+  /** @private @returns {string|null} the previous connection's role while this one has none yet. */
+  _restorableRole() {
+    return this.role === null ? this._lastRole : null;
   }
 
   /** @private @returns {boolean} whether the role changed. */

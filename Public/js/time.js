@@ -98,3 +98,22 @@ export function parseDurationSeconds(text) {
   const n = Number(t);
   return n >= 1 ? n : null;
 }
+
+/**
+ * The next time a wall-clock time of day occurs, in the browser's time zone (for a scheduled start).
+ * A time more than a minute ago means tomorrow; within the last minute it means now (the server starts at once).
+ * @param {string} text "HH:MM" or "HH:MM:SS", as an `<input type="time">` gives it.
+ * @param {number} nowMs browser `Date.now()`, in ms.
+ * @returns {number|null} epoch ms, or null when the text is not a time of day.
+ * @example nextTimeOfDayMs("07:30", Date.now()) // the coming 7:30
+ */
+export function nextTimeOfDayMs(text, nowMs) {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/.exec(String(text ?? "").trim());
+  if (!m || !Number.isFinite(nowMs)) return null;
+  const [h, min, s] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  if (h > 23 || min > 59 || s > 59) return null;
+  const d = new Date(nowMs);
+  d.setHours(h, min, s, 0);
+  if (d.getTime() < nowMs - 60_000) d.setDate(d.getDate() + 1);
+  return d.getTime();
+}

@@ -2,11 +2,13 @@
 // It never talks to the socket; app.js connects it to the store and the socket.
 
 import { qs, qsa, on, delegate, cloneTemplate, setText, setAttr } from "./dom.js";
-import { countdownSeconds, isPaused, workoutLabel, workoutOf } from "./store.js";
+import { availableControls, displaySeconds, isPaused, isPending, workoutLabel, workoutOf } from "./store.js";
 import { formatCountdown } from "./time.js";
 
 const STATUS_TEXT = { connecting: "Connecting…", open: "Connected", closed: "Disconnected, reconnecting…" };
-const ROLE_TEXT = { viewer: " (view only)" };
+const ROLE_TEXT = { viewer: " (view only)", unauthenticated: " (token needed)" };
+/** Roles that may not start, pause, extend or end anything (null = not known yet: the server will say). */
+const WATCH_ONLY = new Set(["viewer", "unauthenticated"]);
 
 /**
  * The badge on a Lock Screen view: "Ended", "Scheduled", "Paused", "Stale" or "" (in that priority).
@@ -22,6 +24,25 @@ export function badgeText(activity) {
 }
 /** How long an update's alert banner stays up, in ms. */
 const BANNER_MS = 4000;
+/** How long an alert keeps the Dynamic Island expanded, in ms. */
+const ISLAND_ALERT_MS = 2500;
+/** The Lock Screen's line under the workout name, by state. */
+const MOTTO = { pending: "Starts soon", default: "Keep it going!!!" };
+
+/**
+ * Accessible name of a control button ("Pause Yoga workout", "Add 1 minute to Yoga workout").
+ * @param {"pause"|"resume"|"extend"} action
+ * @param {string} label the workout's display name.
+ * @param {number} [seconds] for "extend": positive adds, negative takes off.
+ * @returns {string}
+ */
+export function controlLabel(action, label, seconds = 0) {
+  if (action === "pause") return `Pause ${label} workout`;
+  if (action === "resume") return `Resume ${label} workout`;
+  const minutes = Math.abs(seconds) / 60;
+  const amount = minutes === 1 ? "1 minute" : `${minutes} minutes`;
+  return seconds < 0 ? `Take ${amount} off ${label} workout` : `Add ${amount} to ${label} workout`;
+}
 
 /** Renders the dashboard and reports user intents. */
 export class View {
@@ -29,6 +50,7 @@ export class View {
     this.$form = qs("#start-form");
     this.$picker = qs(".picker");
     this.$duration = qs("#duration");
+    this.$startAt = qs("#start-at");
     this.$start = qs("#start");
     this.$stop = qs("#stop");
     this.$status = qs("#status");
@@ -36,6 +58,9 @@ export class View {
     this.$banner = qs("#banner");
     this.$bannerTitle = qs(".banner-title", this.$banner);
     this.$bannerBody = qs(".banner-body", this.$banner);
+    this.$bannerIcon = qs(".banner-icon", this.$banner);
+    this.$bannerCountdown = qs(".banner-countdown", this.$banner);
+    this.$announcer = qs("#announcer");
     this.$lockList = qs("#lock-screens");
     this.$lockEmpty = qs("#lock-empty");
     this.$lockTemplate = qs("#lock-screen-template");
@@ -45,12 +70,22 @@ export class View {
     this.$islandCountdowns = qsa(".countdown", this.$island);
     this.$islandIcon = qs(".workout-icon", this.$island);
     this.$islandStop = qs(".island-stop", this.$island);
+    this.$islandControls = this._controlsIn(qs(".expanded-controls", this.$island));
+    this.$tokenForm = qs("#token-form");
+    this.$tokenInput = qs("#token-input");
+    this.$tokenMessage = qs("#token-message");
 
-    /** @type {Map<string, {el: Element, name: Element, icon: Element, badge: Element, countdown: Element}>} */
+    /** @type {Map<string, {el: Element, name: Element, icon: Element, badge: Element, motto: Element, countdown: Element,
+     *   controls: {group: Element, pause: HTMLButtonElement, extend: HTMLButtonElement[]}}>} */
     this._rows = new Map();
     /** @type {object[]} activities as last rendered, in display order */
     this._activities = [];
     this._bannerTimer = 0;
+    this._islandAlertTimer = 0;
+    /** @type {string|null} the activity the banner shows (its countdown follows renderClock) */
+    this._bannerActivityId = null;
+    /** @type {Map<string, string>} activity id → last announced status ("Paused", "Ended"…) */
+    this._announcedStatus = new Map();
     this._connection = "connecting";
     this._retrying = false;
     /** @type {string|null} */
@@ -65,15 +100,18 @@ export class View {
    * Registers a handler for a user intent:
    * - "start": `({workout: string, durationText: string})`, on START (or Enter in the duration field);
    * - "stopAll": `()`, on STOP;
-   * - "endActivity": `(activityId: string)`, on the expanded island's STOP.
-   * @param {"start"|"stopAll"|"endActivity"} event
+   * - "endActivity": `(activityId: string)`, on the expanded island's STOP;
+   * - "control": `({action: "pause"|"resume"|"extend", activityId: string, seconds?: number})`, on PAUSE / RESUME /
+   *   +1 min / −1 min (Lock Screen views and expanded island);
+   * - "token": `(token: string)`, when the token form is submitted.
+   * @param {"start"|"stopAll"|"endActivity"|"control"|"token"} event
    * @param {Function} handler
    */
   bind(event, handler) {
     if (event === "start") {
       on(this.$form, "submit", (ev) => {
         ev.preventDefault();
-        handler({ workout: this.selectedWorkout(), durationText: this.$duration.value });
+        handler({ workout: this.selectedWorkout(), durationText: this.$duration.value, startAtText: this.$startAt.value });
       });
     } else if (event === "stopAll") {
       on(this.$stop, "click", () => handler());
@@ -81,7 +119,54 @@ export class View {
       delegate(this.$island, "button.island-stop", "click", (_ev, button) => {
         if (button.dataset.activityId) handler(button.dataset.activityId);
       });
+    } else if (event === "control") {
+      const relay = (_ev, button) => {
+        const { action, activityId } = button.dataset;
+        if (!activityId || !action) return;
+        handler(action === "extend" ? { action, activityId, seconds: Number(button.dataset.seconds) } : { action, activityId });
+      };
+      delegate(this.$lockList, "button[data-action]", "click", relay);
+      delegate(this.$island, "button[data-action]", "click", relay);
+    } else if (event === "token") {
+      on(this.$tokenForm, "submit", (ev) => {
+        ev.preventDefault();
+        const token = this.$tokenInput.value.trim();
+        if (!token) {
+          setText(this.$tokenMessage, "Enter a token first.");
+          this.$tokenInput.focus();
+          return;
+        }
+        this.$tokenInput.value = "";
+        handler(token);
+      });
     }
+  }
+
+  /** Empties the "Start at" field (a scheduled start is a one-off). */
+  clearStartAt() {
+    this.$startAt.value = "";
+  }
+
+  /**
+   * Shows the token form with a reason (plain text).
+   * @param {string} message why a token is needed.
+   * @param {{focus?: boolean}} [options] focus: move the keyboard focus to the token field.
+   */
+  showTokenForm(message, { focus = false } = {}) {
+    setText(this.$tokenMessage, message);
+    this.$tokenForm.hidden = false;
+    if (focus) this.$tokenInput.focus();
+  }
+
+  /** Hides the token form. */
+  hideTokenForm() {
+    this.$tokenForm.hidden = true;
+    setText(this.$tokenMessage, "");
+  }
+
+  /** @returns {boolean} whether the token form is shown. */
+  get tokenFormShown() {
+    return !this.$tokenForm.hidden;
   }
 
   /**
@@ -118,7 +203,7 @@ export class View {
 
   /**
    * Shows this connection's role; a viewer cannot start or stop anything, so its buttons are disabled.
-   * @param {string|null} role "controller" | "viewer" | null (not known yet)
+   * @param {string|null} role "controller" | "viewer" | "unauthenticated" (must say hello first) | null (not known yet)
    */
   renderRole(role) {
     this._role = role;
@@ -131,10 +216,49 @@ export class View {
     const open = this._connection === "open";
     const text = this._retrying ? STATUS_TEXT.closed : STATUS_TEXT[this._connection] ?? this._connection;
     setText(this.$status, text + (open ? ROLE_TEXT[this._role] ?? "" : ""));
-    const canControl = open && this._role !== "viewer";
+    const canControl = open && !WATCH_ONLY.has(this._role);
     this.$start.disabled = !canControl;
     this.$stop.disabled = !canControl;
-    this.$islandStop.disabled = this._role === "viewer";
+    this.$islandStop.disabled = WATCH_ONLY.has(this._role);
+    for (const row of this._rows.values()) this._enableControls(row.controls);
+    this._enableControls(this.$islandControls);
+  }
+
+  /** @private Like the island's STOP: disabled for a viewer; while disconnected a click explains why nothing happens. */
+  _enableControls(controls) {
+    const disabled = WATCH_ONLY.has(this._role);
+    controls.pause.disabled = disabled;
+    for (const b of controls.extend) b.disabled = disabled;
+  }
+
+  /** @private @returns {{group: Element, pause: HTMLButtonElement, extend: HTMLButtonElement[]}} */
+  _controlsIn(group) {
+    return { group, pause: qs(".control-pause", group), extend: qsa(".control-extend", group) };
+  }
+
+  /**
+   * @private Points a control group at an activity: PAUSE or RESUME by its state, none once ended.
+   * @param {{group: Element, pause: HTMLButtonElement, extend: HTMLButtonElement[]}} controls
+   * @param {string|null} id
+   * @param {object|null} activity
+   */
+  _fillControls(controls, id, activity) {
+    const can = activity ? availableControls(activity) : { pause: false, resume: false, extend: false };
+    controls.group.hidden = !(can.pause || can.resume || can.extend);
+    const label = activity ? workoutLabel(workoutOf(activity)) : "";
+    setAttr(controls.group, "aria-label", `${label} workout controls`);
+    const action = can.resume ? "resume" : "pause";
+    controls.pause.hidden = !(can.pause || can.resume);
+    setAttr(controls.pause, "data-action", action);
+    setAttr(controls.pause, "data-activity-id", id);
+    setAttr(controls.pause, "aria-label", controlLabel(action, label));
+    setText(controls.pause, action === "resume" ? "RESUME" : "PAUSE");
+    for (const b of controls.extend) {
+      b.hidden = !can.extend;
+      setAttr(b, "data-activity-id", id);
+      setAttr(b, "aria-label", controlLabel("extend", label, Number(b.dataset.seconds)));
+    }
+    this._enableControls(controls);
   }
 
   /**
@@ -151,15 +275,32 @@ export class View {
   }
 
   /**
-   * Shows an update's alert as a banner for a few seconds.
+   * Shows an update's alert as a banner for a few seconds: the activity's Lock Screen view sliding in at the
+   * top (as on iPhones without a Dynamic Island), while the Dynamic Island expands briefly. The slide and the
+   * expansion are CSS animations that `prefers-reduced-motion: reduce` turns off (presentations.css).
    * @param {{title?: string, body?: string}} alert
+   * @param {object} [activity] the updated activity (for its icon and countdown).
    */
-  showAlert(alert) {
+  showAlert(alert, activity) {
     setText(this.$bannerTitle, String(alert.title ?? ""));
     setText(this.$bannerBody, String(alert.body ?? ""));
+    this._bannerActivityId = activity?.id != null ? String(activity.id) : null;
+    if (this.$bannerIcon) setAttr(this.$bannerIcon, "data-workout", activity ? workoutOf(activity) : "");
+    if (this.$bannerCountdown) setText(this.$bannerCountdown, "");
     this.$banner.hidden = false;
+    this.$banner.classList.remove("is-entering");
+    void this.$banner.offsetWidth; // restart the slide-in for a second alert
+    this.$banner.classList.add("is-entering");
     clearTimeout(this._bannerTimer);
-    this._bannerTimer = setTimeout(() => { this.$banner.hidden = true; }, BANNER_MS);
+    this._bannerTimer = setTimeout(() => {
+      this.$banner.hidden = true;
+      this._bannerActivityId = null;
+    }, BANNER_MS);
+    if (this._bannerActivityId !== null && this.$island.dataset.activityId === this._bannerActivityId) {
+      setAttr(this.$island, "data-alerting", "");
+      clearTimeout(this._islandAlertTimer);
+      this._islandAlertTimer = setTimeout(() => setAttr(this.$island, "data-alerting", null), ISLAND_ALERT_MS);
+    }
   }
 
   /**
@@ -184,6 +325,7 @@ export class View {
       if (!seen.has(id)) {
         row.el.remove();
         this._rows.delete(id);
+        this._announcedStatus.delete(id);
       }
     }
     this.$lockEmpty.hidden = activities.length > 0;
@@ -198,13 +340,30 @@ export class View {
   renderClock(serverNowMs) {
     for (const activity of this._activities) {
       const row = this._rows.get(String(activity.id));
-      if (row) setText(row.countdown, formatCountdown(countdownSeconds(activity, serverNowMs)));
+      if (row) setText(row.countdown, formatCountdown(displaySeconds(activity, serverNowMs)));
     }
     const top = this._activities[0];
     if (top) {
-      const text = formatCountdown(countdownSeconds(top, serverNowMs));
+      const text = formatCountdown(displaySeconds(top, serverNowMs));
       for (const el of this.$islandCountdowns) setText(el, text);
     }
+    if (this._bannerActivityId !== null && this.$bannerCountdown) {
+      const shown = this._activities.find((a) => String(a.id) === this._bannerActivityId);
+      if (shown) setText(this.$bannerCountdown, formatCountdown(displaySeconds(shown, serverNowMs)));
+    }
+  }
+
+  /**
+   * Announces a state change politely (paused, stale, ended…), once per change and never for ticks.
+   * @private
+   */
+  _announceStatus(id, activity) {
+    const status = badgeText(activity) || "Running";
+    const before = this._announcedStatus.get(id);
+    this._announcedStatus.set(id, status);
+    if (before === undefined || before === status || !this.$announcer) return;
+    const name = workoutLabel(workoutOf(activity));
+    setText(this.$announcer, `${name} workout: ${status.toLowerCase()}`);
   }
 
   /** @private */
@@ -215,7 +374,9 @@ export class View {
       name: qs(".workout-name", el),
       icon: qs(".workout-icon", el),
       badge: qs(".badge", el),
+      motto: qs(".motto", el),
       countdown: qs(".countdown", el),
+      controls: this._controlsIn(qs(".lock-actions", el)),
     };
   }
 
@@ -229,6 +390,9 @@ export class View {
     setText(row.name, workoutLabel(workout));
     setAttr(row.el, "data-paused", isPaused(activity) ? "true" : null);
     setText(row.badge, badgeText(activity));
+    this._announceStatus(id, activity);
+    setText(row.motto, isPending(activity) ? MOTTO.pending : MOTTO.default);
+    this._fillControls(row.controls, id, activity);
   }
 
   /** @private */
@@ -238,6 +402,8 @@ export class View {
     if (top === null) {
       setAttr(this.$island, "data-activity-id", null);
       setAttr(this.$islandStop, "data-activity-id", null);
+      setAttr(this.$island, "data-paused", null);
+      this._fillControls(this.$islandControls, null, null);
       return;
     }
     const id = String(top.id);
@@ -245,9 +411,11 @@ export class View {
     const label = workoutLabel(workout);
     setAttr(this.$island, "data-activity-id", id);
     setAttr(this.$island, "data-activity-state", top.activityState ?? "active");
+    setAttr(this.$island, "data-paused", isPaused(top) ? "true" : null);
     setAttr(this.$islandIcon, "data-workout", workout);
     for (const el of this.$islandNames) setText(el, label);
     setAttr(this.$islandStop, "data-activity-id", id);
     setAttr(this.$islandStop, "aria-label", `Stop ${label} workout`);
+    this._fillControls(this.$islandControls, id, top);
   }
 }

@@ -1,6 +1,7 @@
 import CLibWebSockets
 import Foundation
 import LiveActivityCore
+import LiveActivityImages
 import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
@@ -70,20 +71,24 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
     var shuttingDown = false
+    /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
+    lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
     /// Creates a server; nothing listens until ``start()``.
     /// - Parameters:
     ///   - configuration: where to listen, what to serve, limits.
     ///   - store: where activities and events are kept; loaded at start.
     ///   - logger: where diagnostics go.
-    ///   - clock: the current time (UTC); tests may inject their own.
+    ///   - clock: the current time (UTC); tests may inject their own. Read to the millisecond.
     /// - Throws: the store's error when it cannot be loaded.
     public init(configuration: ServerConfiguration, store: any ActivityStore = InMemoryActivityStore(),
                 logger: Logger = Logger(label: "liveactivity"), clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.clock = clock
+        // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
+        // is stored and what is compared are then the same instants.
+        self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         for share in try store.shares() {
@@ -182,14 +187,25 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.timer = timer
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
         finishStartup(.success(port))
+        startReplication()
         runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
         timerFired()
 
+        var failures = 0
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            if lws_service(context, 0) < 0 { break }
+            // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
+            // a run of them means the loop is gone.
+            if lws_service(context, 0) < 0 {
+                failures += 1
+                logger.warning("lws_service failed", ["failures": "\(failures)"])
+                if failures >= 100 { logger.error("event loop broken; stopping"); break }
+            } else {
+                failures = 0
+            }
         }
+        stopReplication()
         closeAllSessions()
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while !sessions.isEmpty, Date() < deadline {

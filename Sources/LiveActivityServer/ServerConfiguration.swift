@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityCore
+import LiveActivityImages
 
 /// Everything the server needs to know to run, as one value with embedded defaults.
 ///
@@ -40,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumLiveActivities: Int = 64
     /// How long shutdown waits for clients to take their close frame, in seconds. Default 1.
     public var shutdownGracePeriod: TimeInterval = 1
+    /// Remote images: the thumbnail cache folder and fetch limits (see ``ImageSettings``). Default: thumbnails off.
+    public var images = ImageSettings()
 
     /// Creates a configuration serving `publicDirectory`, with every other value at its default.
     public init(publicDirectory: URL) {

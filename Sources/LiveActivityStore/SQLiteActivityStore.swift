@@ -114,10 +114,14 @@ public final class SQLiteActivityStore: ActivityStore {
         return events
     }
 
-    public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
+    public func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry] {
         var entries: [HistoryEntry] = []
-        try database.statement("SELECT json FROM history WHERE end_date < ? ORDER BY end_date DESC, id LIMIT ?")
-            .bind(.double(before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude), .int(Int64(max(0, limit))))
+        let bound = before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude
+        try database.statement("""
+            SELECT json FROM history WHERE end_date < ? OR (end_date = ? AND id < ?)
+            ORDER BY end_date DESC, id DESC LIMIT ?
+            """)
+            .bind(.double(bound), .double(bound), .text(beforeId ?? ""), .int(Int64(max(0, limit))))
             .query { row in
                 if let entry = HistoryEntry(try StoredActivity.decode(row.text(0))) { entries.append(entry) }
             }

@@ -96,6 +96,9 @@ extension FanOutBench {
             r.fields.append(("server_cpu_pct", (after - before) / window * 100))
             r.fields.append(("server_cpu_us_per_delivery", delivered > 0 ? (after - before) * 1e6 / Double(delivered) : nil))
         }
+        if ownCPUAfter > ownCPUBefore, window > 0 {
+            r.fields.append(("bench_cpu_pct", (ownCPUAfter - ownCPUBefore) / window * 100))
+        }
         let encodes = countersAfter.flatMap { after in countersBefore.map { after.encodes - $0.encodes } }
         let deliveries = countersAfter.flatMap { after in countersBefore.map { after.deliveries - $0.deliveries } }
         r.fields.append(("encodes_before", countersBefore?.encodes))

@@ -98,6 +98,9 @@ final class FanOutBench {
     var countersAfter: ServerProbe.Counters?
     var cpuBefore: Double?
     var cpuAfter: Double?
+    /// This process's own CPU time (user + system, seconds) when publishing began and when it ended.
+    var ownCPUBefore = 0.0
+    var ownCPUAfter = 0.0
 
     var housekeeping: BenchTimer?
     var publishTimer: BenchTimer?
@@ -152,6 +155,7 @@ final class FanOutBench {
         }
         housekeeping.cancel()
         publishTimer.cancel()
+        ownCPUAfter = Self.ownCPUSeconds()
         countersAfter = probe.counters()
         cpuAfter = probe.cpuSeconds()
         rssAfter = probe.residentKiB()
@@ -207,6 +211,7 @@ final class FanOutBench {
             rssConnected = probe.residentKiB()
             countersBefore = probe.counters()
             cpuBefore = probe.cpuSeconds()
+            ownCPUBefore = Self.ownCPUSeconds()
             guard options.messages > 0 else { return enter(.done) }
             audience = states.dropFirst().filter { $0 == .ready }.count
             enter(.publishing)
@@ -299,6 +304,13 @@ final class FanOutBench {
     /// Content whose countdown ends when it starts: no ticks for it.
     func frozenContent() -> String {
         #"{"state":{"workoutTimer":{"start":"\#(frozenInstant)","end":"\#(frozenInstant)"}},"staleDate":null,"relevanceScore":0}"#
+    }
+
+    /// This process's CPU time so far (user + system), in seconds.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// Lets the process open a descriptor per connection (soft limit up to the hard limit).

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCluster
 import LiveActivityCore
 import LiveActivityServer
 import LiveActivityStore
@@ -32,7 +33,14 @@ enum ServeCommand {
             return 1
         }
         let store: any ActivityStore
-        if options.inMemory {
+        if let url = options.clusterURL {
+            do {
+                store = try RedisActivityStore(endpoint: try RedisEndpoint(url), logCapacity: options.retention.maximumEvents)
+            } catch {
+                printError("liveactivity serve: cannot use the cluster \"\(url)\": \(error)")
+                return 1
+            }
+        } else if options.inMemory {
             store = InMemoryActivityStore(logCapacity: options.retention.maximumEvents)
         } else {
             do {

@@ -19,14 +19,24 @@ struct ServeOptions {
       --controller-token T    token that may start, update and end (env LIVEACTIVITY_CONTROLLER_TOKEN);
                               required when --host is not a loopback address
       --viewer-token T        token needed to watch (env LIVEACTIVITY_VIEWER_TOKEN); default: anyone may watch
-      --allowed-origin URL    also accept WebSockets from this origin (repeatable; default: same origin only)
+      --allowed-origin URL    also accept WebSockets from this origin (repeatable; default: same origin only;
+                              env LIVEACTIVITY_ALLOWED_ORIGINS, comma-separated)
 
     Storage
       --data-dir DIR          where the SQLite store lives (default ./data; env LIVEACTIVITY_DATA_DIR)
       --memory                keep everything in memory only (nothing survives a restart)
+      --cluster redis://HOST:PORT[/DB]
+                              share activities and events with other instances through Redis
+                              (env LIVEACTIVITY_REDIS_URL); replaces the SQLite store
       --log-events N          most events kept for resuming clients (default 100000)
       --log-hours H           oldest events kept for resuming clients, in hours (default 24)
       --durability MODE       full: fsync every commit (default); normal: survive crashes, not power loss
+
+    Images (thumbnails of activities' image URLs)
+      --image-cache DIR       thumbnail folder (default <data-dir>/images; a temporary folder with --memory)
+      --image-cache-bytes N   most bytes the thumbnail folder holds, least recently used evicted (default 67108864)
+      --allow-private-image-hosts
+                              also fetch from hosts resolving to loopback, link-local or private addresses
 
     Limits
       --max-message-bytes N   largest WebSocket message (default 65536; larger: close 1009)
@@ -49,6 +59,7 @@ struct ServeOptions {
     var configuration: ServerConfiguration
     var dataPath: String
     var inMemory = false
+    var clusterURL: String?
     var retention = SQLiteActivityStore.Retention()
     var durability = SQLiteActivityStore.Durability.full
     var logLevel = Logger.Level.info
@@ -65,11 +76,15 @@ struct ServeOptions {
         var configuration = ServerConfiguration(publicDirectory: URL(fileURLWithPath: "Public"))
         configuration.host = environment["LIVEACTIVITY_HOST"] ?? configuration.host
         var options = ServeOptions(configuration: configuration, dataPath: environment["LIVEACTIVITY_DATA_DIR"] ?? "data")
+        options.clusterURL = environment["LIVEACTIVITY_REDIS_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let format = environment["LIVEACTIVITY_LOG_FORMAT"].flatMap(Logger.Format.init(rawValue:)) { options.logFormat = format }
         var controllerToken = environment["LIVEACTIVITY_CONTROLLER_TOKEN"]
         var viewerToken = environment["LIVEACTIVITY_VIEWER_TOKEN"]
         var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
+        options.configuration.allowedOrigins = (environment["LIVEACTIVITY_ALLOWED_ORIGINS"] ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var publicPath: String?
+        var imageCachePath: String?
 
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
@@ -107,6 +122,10 @@ struct ServeOptions {
                 options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
             case "--data-dir": options.dataPath = try value()
             case "--memory": options.inMemory = true
+            case "--cluster": options.clusterURL = try value()
+            case "--image-cache": imageCachePath = try value()
+            case "--image-cache-bytes": options.configuration.images.cacheBytes = try whole(minimum: 1024 * 1024)
+            case "--allow-private-image-hosts": options.configuration.images.allowPrivateHosts = true
             case "--log-events": options.retention.maximumEvents = try whole(minimum: 1)
             case "--log-hours": options.retention.maximumAge = try number(minimum: 0.001) * 3600
             case "--durability":
@@ -149,6 +168,9 @@ struct ServeOptions {
             throw UsageError(message: "no Public folder found here or beside the executable; pass --public DIR")
         }
         options.configuration.publicDirectory = publicDirectory
+        options.configuration.images.cacheDirectory = URL(fileURLWithPath: imageCachePath ?? (options.inMemory
+            ? NSTemporaryDirectory() + "liveactivity-images-\(ProcessInfo.processInfo.processIdentifier)"
+            : URL(fileURLWithPath: options.dataPath).appendingPathComponent("images").path))
         return options
     }
 

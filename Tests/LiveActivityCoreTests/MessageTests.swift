@@ -83,3 +83,22 @@ struct MessageTests {
         #expect(text.contains(#""endDate":null"#))
     }
 }
+
+/// Dates survive formatting and parsing unchanged (a restart or replay must not move them by 1 ms).
+struct ISODateTests {
+    @Test func everyMillisecondRoundTrips() throws {
+        for millisecond in 0..<1000 {
+            let text = String(format: "2026-11-29T17:25:26.%03dZ", millisecond)
+            let date = try #require(ISODate.parse(text))
+            #expect(ISODate.format(date) == text)
+        }
+    }
+
+    @Test func offsetsAndWholeSecondsAreRead() {
+        #expect(ISODate.parse("2026-11-29T18:00:00+01:00") == t0)
+        #expect(ISODate.parse("2026-11-29T17:00:00Z") == t0)
+        #expect(ISODate.format(t0.addingTimeInterval(0.0004)) == "2026-11-29T17:00:00.000Z")
+        #expect(ISODate.format(t0.addingTimeInterval(0.9996)) == "2026-11-29T17:00:01.000Z")
+        #expect(ISODate.parse("yesterday") == nil)
+    }
+}

@@ -234,6 +234,26 @@ public struct ActivityCenter: Sendable {
         return events
     }
 
+    // MARK: Replication
+
+    /// Applies events recorded elsewhere (another instance), in order: each one's activity replaces ours
+    /// (or leaves, once dismissed). Events at or below ``sequence`` were applied already and are skipped.
+    /// - Returns: the events applied, and whether a gap stopped it (the caller must fetch the missing ones).
+    public mutating func applyReplicated(_ events: [ActivityEvent]) -> (applied: [ActivityEvent], gap: Bool) {
+        var applied: [ActivityEvent] = []
+        for event in events where event.sequence > sequence {
+            guard event.sequence == sequence + 1 else { return (applied, true) }
+            if event.kind == .dismissed {
+                activities[event.activity.id] = nil
+            } else {
+                activities[event.activity.id] = event.activity
+            }
+            sequence = event.sequence
+            applied.append(event)
+        }
+        return (applied, false)
+    }
+
     // MARK: Helpers
 
     private mutating func dismiss(_ id: String) -> ActivityEvent {

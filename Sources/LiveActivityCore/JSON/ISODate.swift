@@ -3,22 +3,27 @@ import Foundation
 /// ISO-8601 dates as the protocol writes and reads them (RFC 3339 profile).
 ///
 /// Written in UTC with milliseconds, `2026-11-29T17:00:00.000Z`; read with or without fractional seconds
-/// and with `Z` or a numeric UTC offset.
+/// and with `Z` or a numeric UTC offset. Dates are kept to the millisecond, so that formatting what was
+/// parsed gives back the same text (a restart or a replay never moves a date by 1 ms).
 public enum ISODate {
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    private static let withoutFraction = Date.ISO8601FormatStyle()
 
-    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, milliseconds).
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), rounded to the nearest millisecond.
     public static func format(_ date: Date) -> String {
-        withFraction.format(date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        var text = wholeSeconds.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        text.removeLast()  // "Z"
+        return text + "." + String(format: "%03lld", fraction) + "Z"
     }
 
-    /// Parses an ISO-8601 date-time string.
+    /// Parses an ISO-8601 date-time string, rounded to the millisecond.
     ///
     /// - Returns: the date, or `nil` when the string is not an ISO-8601 date-time.
     public static func parse(_ text: String) -> Date? {
-        if let date = try? withFraction.parse(text) { return date }
-        if let date = try? withoutFraction.parse(text) { return date }
-        return nil
+        guard let date = (try? withFraction.parse(text)) ?? (try? wholeSeconds.parse(text)) else { return nil }
+        return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 }

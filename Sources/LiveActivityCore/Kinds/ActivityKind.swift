@@ -43,7 +43,7 @@ public protocol ActivityKind: Sendable {
 /// The registry of built-in activity kinds.
 public enum ActivityKinds {
     /// Every kind the server accepts.
-    public static let all: [any ActivityKind.Type] = [WorkoutActivity.self]
+    public static let all: [any ActivityKind.Type] = [WorkoutActivity.self, EmojiActivity.self]
 
     /// The kind whose `attributesType` or Swift type name is `name`, or `nil`.
     public static func kind(forPushType name: String) -> (any ActivityKind.Type)? {

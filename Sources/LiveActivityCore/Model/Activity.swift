@@ -32,6 +32,8 @@ public struct Activity: Sendable, Hashable, Encodable {
     public var pushToken: String?
     /// The `aps.timestamp` (Unix seconds) of the last push applied; older pushes are ignored, as on iOS.
     public var lastPushTimestamp: Double?
+    /// The fitted thumbnail of `attributes.image`, once the server has fetched it; `nil` until then (or when it cannot be).
+    public var thumbnail: ActivityThumbnail?
 
     /// Creates an activity.
     public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
@@ -51,7 +53,7 @@ public struct Activity: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail
     }
 
     /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
@@ -67,6 +69,7 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encode(dismissalDate, forKey: .dismissalDate)
         try container.encodeIfPresent(endReason, forKey: .endReason)
         try container.encodeIfPresent(pushToken, forKey: .pushToken)
+        try container.encodeIfPresent(thumbnail, forKey: .thumbnail)
     }
 }
 

@@ -136,18 +136,23 @@ public struct HistoryQuery: Sendable, Equatable {
     public var limit: Int
     /// Only activities that ended before this instant (UTC), for paging; `nil` = the newest.
     public var before: Date?
+    /// With `before`: the id of the previous page's last entry, so entries that ended at the same instant
+    /// are not skipped.
+    public var beforeId: String?
 
     /// Largest accepted `limit`.
     public static let maximumLimit = 500
 
     /// Creates a query.
-    public init(limit: Int = 50, before: Date? = nil) {
+    public init(limit: Int = 50, before: Date? = nil, beforeId: String? = nil) {
         self.limit = limit
         self.before = before
+        self.beforeId = beforeId
     }
 
     init(_ message: FieldReader) throws(ProtocolError) {
-        self.init(limit: try Self.limit(try message.number("limit"), field: message.path("limit")), before: try message.date("before"))
+        self.init(limit: try Self.limit(try message.number("limit"), field: message.path("limit")), before: try message.date("before"),
+                  beforeId: try message.string("beforeId", maxLength: 128))
     }
 
     /// Validates a limit: a whole number from 1 to ``maximumLimit``; 50 when absent.

@@ -18,7 +18,7 @@ public enum ServerMessage: Sendable {
     /// In reply to `hello`: the connection's role from now on.
     case hello(requestId: JSONValue?, role: AccessPolicy.Role)
     /// After the events replayed for a resume (`/ws?since=N` or `catchUp`): live events follow.
-    case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64)
+    case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64, role: AccessPolicy.Role? = nil)
     /// In reply to `history`: finished activities, newest first.
     case history(requestId: JSONValue?, entries: [HistoryEntry])
     /// After every change.
@@ -77,9 +77,10 @@ private struct Wire: Encodable {
             try c.encode("hello", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encode(role, forKey: .role)
-        case .caughtUp(let requestId, let serverTime, let sequence):
+        case .caughtUp(let requestId, let serverTime, let sequence, let role):
             try c.encode("caughtUp", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
+            try c.encodeIfPresent(role, forKey: .role)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
         case .history(let requestId, let entries):

@@ -18,11 +18,13 @@ public protocol ActivityStore: AnyObject {
     /// - Returns: `nil` when the log no longer reaches back to `sequence` (the client needs a fresh snapshot).
     func events(after sequence: UInt64) throws -> [ActivityEvent]?
 
-    /// Finished activities, newest end first.
+    /// Finished activities, newest end first (ties: greater id first).
     /// - Parameters:
     ///   - limit: most entries to return.
     ///   - before: only activities that ended before this instant (UTC), for paging; `nil` = no bound.
-    func history(limit: Int, before: Date?) throws -> [HistoryEntry]
+    ///   - beforeId: with `before`, the id of the last entry of the previous page: activities that ended at
+    ///     exactly `before` with a smaller id are included too, so equal end dates never fall between pages.
+    func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry]
 
     /// The server's push-to-start token (64 hex digits), made once and kept, so that a backend configured
     /// with it keeps working across restarts.
@@ -36,6 +38,46 @@ public protocol ActivityStore: AnyObject {
     /// Keeps a share link, new or changed (ended).
     /// - Throws: the store's own error; a new link is then not handed out.
     func save(_ share: Share) throws
+}
+
+extension ActivityStore {
+    /// Finished activities, newest end first, ending before `before`.
+    public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
+        try history(limit: limit, before: before, beforeId: nil)
+    }
+}
+
+extension HistoryEntry {
+    /// Whether this entry comes after the page cursor (`before`, `beforeId`) in newest-first order.
+    public func isAfter(cursor before: Date?, id beforeId: String?) -> Bool {
+        guard let before else { return true }
+        if endDate < before { return true }
+        if endDate == before, let beforeId { return id < beforeId }
+        return false
+    }
+}
+
+/// Thrown by ``ActivityStore/record(_:)`` when another server instance recorded events first: the
+/// caller catches up with ``ActivityStore/events(after:)`` and tries again.
+public struct StoreConflict: Error, Sendable, CustomStringConvertible {
+    /// The last sequence number the store holds, ahead of the caller's.
+    public let sequence: UInt64
+
+    /// Creates a conflict at `sequence`.
+    public init(sequence: UInt64) { self.sequence = sequence }
+
+    public var description: String { "another instance recorded events up to sequence \(sequence) first" }
+}
+
+/// A store shared by several server instances, which tells each of them of the others' events.
+public protocol ReplicatedStore: ActivityStore {
+    /// Starts delivering every event recorded after `sequence`, by any instance, in order, on a
+    /// background thread; survives store outages (it reconnects and resumes where it stopped).
+    /// - Parameter deliver: called with each batch, from the store's own thread.
+    func follow(from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void)
+
+    /// Stops delivering.
+    func stopFollowing()
 }
 
 /// An ``ActivityStore`` in memory: nothing survives a restart. Keeps the last `logCapacity` events.
@@ -84,7 +126,8 @@ public final class InMemoryActivityStore: ActivityStore {
 
     public func save(_ share: Share) { links[share.id] = share }
 
-    public func history(limit: Int, before: Date?) -> [HistoryEntry] {
-        Array(finished.reversed().lazy.filter { before == nil || $0.endDate < before! }.prefix(limit))
+    public func history(limit: Int, before: Date?, beforeId: String?) -> [HistoryEntry] {
+        let ordered = finished.sorted { ($0.endDate, $0.id) > ($1.endDate, $1.id) }
+        return Array(ordered.lazy.filter { $0.isAfter(cursor: before, id: beforeId) }.prefix(limit))
     }
 }

@@ -34,6 +34,7 @@ public enum StoredActivity {
             endReason: try reader.string("endReason").flatMap(EndReason.init(rawValue:)))
         activity.pushToken = try reader.string("pushToken")
         activity.lastPushTimestamp = try reader.number("lastPushTimestamp")
+        activity.thumbnail = reader.value("thumbnail").flatMap(ActivityThumbnail.init)
         return activity
     }
 

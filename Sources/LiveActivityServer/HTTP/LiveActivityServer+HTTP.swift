@@ -9,8 +9,9 @@ import LiveActivityCore
 /// - `GET /metrics`: Prometheus text format.
 /// - `GET /api/activities`: the same object as the WebSocket `snapshot`.
 /// - `GET /api/activities/{id}`: the protocol's activity object, 404 when unknown.
-/// - `GET /api/history?limit=&before=`: finished activities, newest first (`limit` 1…500, default 50;
-///   `before` an ISO-8601 date for paging), as the WebSocket `history` reply.
+/// - `GET /api/history?limit=&before=&beforeId=`: finished activities, newest first (`limit` 1…500,
+///   default 50; `before` an ISO-8601 date and `beforeId` an id, the last entry of the previous page), as the
+///   WebSocket `history` reply.
 /// Errors are `{"type":"error","code","field","message"}` with status 400, 401 (a token is needed: give
 /// `Authorization: Bearer …` or `?token=`), 404 or 503.
 extension LiveActivityServer {
@@ -37,7 +38,9 @@ extension LiveActivityServer {
         nextSessionID += 1
         sessionData.storeBytes(of: id, as: UInt64.self)
         let path = requestPath(wsi) ?? ""
+        if let rendered = renderRequest(wsi, id: id, path: path) { return rendered }
         if path == "/3" || path.hasPrefix("/3/") { return pushRequest(wsi, id: id, path: path) }
+        if path.hasPrefix(ActivityThumbnail.pathPrefix) { return imageRequest(wsi, id: id, path: path) }
         if path.hasPrefix(Self.sharePath) { return sharePage(wsi, id: id, path: path) }
         if path.hasPrefix("/api/activities/"), path.hasSuffix("/shares"), header(wsi, WSI_TOKEN_POST_URI) != nil {
             return shareRequest(wsi, id: id, path: path)
@@ -89,7 +92,7 @@ extension LiveActivityServer {
                     before = date
                 }
                 do {
-                    return (200, .history(requestId: nil, entries: try store.history(limit: limit, before: before)))
+                    return (200, .history(requestId: nil, entries: try store.history(limit: limit, before: before, beforeId: queryArgument(wsi, "beforeId"))))
                 } catch {
                     return (503, .error(requestId: nil, storageUnavailable(error)))
                 }

@@ -83,32 +83,29 @@ extension LiveActivityServer {
         endShares(live.filter { now < $0.expiresAt && dismissed.contains($0.activityId) }, reason: "activity dismissed")
     }
 
-    /// Answers `GET /s/{token}`: the share page (200), "this share has ended" (410) or "not found" (404).
-    /// The same 404 for every unknown token, so a guess reveals nothing about other links.
+    /// Answers `GET /s/{token}`: the shared activity's live page (200), "this share has ended" (410) or "not
+    /// found" (404). The same 404 for every unknown token, so a guess reveals nothing about other links.
     func sharePage(_ wsi: OpaquePointer, id: UInt64, path: String) -> Int32 {
         let token = String(path.dropFirst(Self.sharePath.count))
-        let now = clock()
         guard let share = share(forToken: token) else {
-            return respond(wsi, id: id, status: 404, body: Array(Self.sharePageMessage(title: "Share link not found",
-                text: "This link does not open anything. Check that it was copied whole.").utf8), contentType: "text/html; charset=utf-8")
+            return respondHTML(wsi, id: id, status: 404, html: Self.sharePageMessage(title: "Share link not found",
+                text: "This link does not open anything. Check that it was copied whole."))
         }
-        guard share.isLive(at: now), center.activities[share.activityId] != nil else {
-            return respond(wsi, id: id, status: 410, body: Array(Self.sharePageMessage(title: "This share has ended",
-                text: "The person who shared this workout has stopped sharing it, or it is over.").utf8), contentType: "text/html; charset=utf-8")
+        guard share.isLive(at: clock()), let activity = center.activities[share.activityId] else {
+            return respondHTML(wsi, id: id, status: 410, html: Self.sharePageMessage(title: "This share has ended",
+                text: "The person who shared this workout has stopped sharing it, or it is over."))
         }
-        let page = configuration.publicDirectory.appendingPathComponent("share.html")
-        guard let html = try? Data(contentsOf: page) else {
-            return respond(wsi, id: id, status: 500, body: Array("share.html is missing from the public folder".utf8), contentType: "text/plain")
-        }
-        return respond(wsi, id: id, status: 200, body: Array(html), contentType: "text/html; charset=utf-8")
+        return shareDocument(wsi, id: id, activity: activity, token: token)
     }
 
     private static func sharePageMessage(title: String, text: String) -> String {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(title)</title><link rel="stylesheet" href="/css/share.css"></head>
-        <body class="share-ended"><main><h1>\(title)</h1><p>\(text)</p></main></body></html>
+        <title>\(title)</title><style>body{font:16px/1.4 system-ui,sans-serif;margin:0;display:grid;place-items:center;\
+        min-height:100vh;color:#1c1c1e;background:#f2f2f7}main{max-width:32rem;padding:24px;text-align:center}\
+        @media (prefers-color-scheme: dark){body{color:#f2f2f7;background:#1c1c1e}}</style></head>
+        <body><main><h1>\(title)</h1><p>\(text)</p></main></body></html>
         """
     }
 }

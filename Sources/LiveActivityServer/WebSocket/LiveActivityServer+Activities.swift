@@ -56,7 +56,7 @@ extension LiveActivityServer {
             return
         case .success(.history(let query)):
             do {
-                send(.history(requestId: message.requestId, entries: try store.history(limit: query.limit, before: query.before)), to: session)
+                send(.history(requestId: message.requestId, entries: try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId)), to: session)
             } catch {
                 send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
             }
@@ -65,20 +65,22 @@ extension LiveActivityServer {
             command = accepted
         }
         let now = clock()
-        var next = center
         let outcome: ActivityCenter.Outcome
         do {
-            outcome = try next.apply(command, now: now, newID: { UUID().uuidString })
-        } catch {
+            outcome = try change { center in
+                let outcome = try center.apply(command, now: now, newID: { UUID().uuidString })
+                return (outcome, outcome.events)
+            }
+        } catch let error as ProtocolError {
             send(.error(requestId: message.requestId, error), to: session)
             return
-        }
-        if let failure = commit(next, outcome.events) {
-            send(.error(requestId: message.requestId, storageUnavailable(failure)), to: session)
+        } catch {
+            send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
             return
         }
         send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
         broadcast(outcome.events, at: now)
+        requestThumbnails(for: outcome.events)
         scheduleTimer(now: now)
     }
 
@@ -92,7 +94,7 @@ extension LiveActivityServer {
         let before = session.role
         session.role = role
         send(.hello(requestId: requestId, role: role), to: session)
-        if before == .unauthenticated, role != .unauthenticated { greet(session, since: nil) }
+        if before == .unauthenticated, role != .unauthenticated { greet(session, since: session.resumeFrom) }
     }
 
     /// Applies one APNs-shaped push: parsed, checked as APNs and iOS would, recorded, broadcast.
@@ -103,21 +105,49 @@ extension LiveActivityServer {
     /// - Returns: what APNs would answer and what the device would do.
     func applyPush(payload: JSONValue, pushToken: String, apnsId: String) -> PushResult {
         let now = clock()
-        var next = center
         let outcome: ActivityCenter.PushOutcome
         do {
             let push = try APNsPush.parse(payload)
-            outcome = try next.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
-                                         newID: { UUID().uuidString })
+            outcome = try change { center in
+                let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
+                                                   newID: { UUID().uuidString })
+                return (outcome, outcome.events)
+            }
+        } catch let rejection as PushRejection {
+            return PushResult(rejection, apnsId: apnsId)
         } catch {
-            return PushResult(error, apnsId: apnsId)
-        }
-        if let failure = commit(next, outcome.events) {
-            return PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(failure).message), apnsId: apnsId)
+            return PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
         }
         broadcast(outcome.events, at: now)
+        requestThumbnails(for: outcome.events)
         scheduleTimer(now: now)
         return PushResult(outcome, apnsId: apnsId)
+    }
+
+    /// Computes a change from the current state with `body` and records its events; only then does the
+    /// change become current. When another instance recorded events first (``StoreConflict``), catches up
+    /// with them and computes the change again, up to 5 times.
+    /// - Returns: what `body` returned.
+    /// - Throws: what `body` throws (nothing recorded), or the store's error (nothing changed).
+    func change<Value>(_ body: (inout ActivityCenter) throws -> (Value, [ActivityEvent])) throws -> Value {
+        var attempt = 0
+        while true {
+            attempt += 1
+            var next = center
+            let (value, events) = try body(&next)
+            do {
+                if !events.isEmpty { try store.record(events) }
+                center = next
+                return value
+            } catch let conflict as StoreConflict {
+                logger.debug("another instance changed first; catching up", ["store.sequence": "\(conflict.sequence)"])
+                catchUp()
+                if attempt >= 5 { throw conflict }
+            } catch {
+                logger.error("store failed; change refused", ["error": "\(error)"])
+                throw error
+            }
+        }
     }
 
     /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.
@@ -154,13 +184,13 @@ extension LiveActivityServer {
         }
         guard let events else {
             send(.snapshot(requestId: requestId, serverTime: now, sequence: center.sequence, activities: center.ordered,
-                           reset: true), to: session)
+                           reset: true, role: session.role), to: session)
             return
         }
         for event in events where event.sequence <= center.sequence {
             enqueue(Frame(ServerMessage.activity(event, serverTime: now).encoded()), to: session)
         }
-        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence), to: session)
+        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence, role: session.role), to: session)
     }
 
     /// Sends each event to every client: encoded once, the same bytes queued for all.
@@ -213,9 +243,9 @@ extension LiveActivityServer {
     /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.
     func timerFired() {
         let now = clock()
-        var next = center
-        let events = next.advance(to: now)
-        if commit(next, events) == nil { broadcast(events, at: now) }
+        if let events = try? change({ center in let events = center.advance(to: now); return (events, events) }) {
+            broadcast(events, at: now)
+        }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
             expireShares(now: now)

@@ -75,6 +75,7 @@ extension LiveActivityServer {
                               bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
         session.shareId = share?.id
         session.scope = share?.activityId
+        session.resumeFrom = queryArgument(wsi, "since").flatMap(UInt64.init)
         sessions[id] = session
         if session.scope != nil {
             greet(session, since: nil)
@@ -82,7 +83,7 @@ extension LiveActivityServer {
             send(.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
                  message: "token: this server needs a token to watch; send {\"type\":\"hello\",\"token\":…}")), to: session)
         } else {
-            greet(session, since: queryArgument(wsi, "since").flatMap(UInt64.init))
+            greet(session, since: session.resumeFrom)
         }
         logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(sessions.count)"])
     }

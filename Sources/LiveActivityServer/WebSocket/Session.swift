@@ -26,6 +26,8 @@ final class Session {
     var shareId: String?
     /// For a share viewer: the one activity it may see.
     var scope: String?
+    /// The `?since=` it connected with: where to resume once it may watch (after `hello` if need be).
+    var resumeFrom: UInt64?
     /// Limits how fast the client may send messages.
     var bucket: TokenBucket
     /// Messages refused by the rate limit in a row.

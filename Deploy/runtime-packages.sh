@@ -1,0 +1,15 @@
+#!/bin/sh
+# Print the Debian packages that provide the shared libraries a binary links against directly (its ELF
+# NEEDED entries; apt brings their own dependencies), one per line
+# (Swift's own libraries excluded: the release build links them statically). Used by Deploy/Containerfile
+# in its build stage, so the runtime stage installs exactly what the binary links against, also when
+# Package.swift gains a library. Tested by Tests/integration/test_deploy.py.
+#   usage: runtime-packages.sh BINARY
+set -eu
+binary="$1"
+objdump -p "$binary" | awk '$1 == "NEEDED" { print $2 }' | while read -r soname; do
+    case "$soname" in
+        libswift*|libFoundation*|lib_Foundation*|libdispatch.so|libBlocksRuntime.so|ld-linux*) continue ;;
+    esac
+    dpkg -S "*/$soname" 2>/dev/null | cut -d: -f1 | head -n 1
+done | sort -u

@@ -1,0 +1,62 @@
+import Foundation
+import LiveActivityCore
+import Synchronization
+
+/// Reads the cluster's event stream on its own thread and connection (`XREAD BLOCK`), delivering every
+/// event after a starting sequence, in order, exactly once; when Redis goes away it retries with back-off
+/// (0.2 s doubling to 5 s) and resumes from the last event it delivered.
+final class ClusterFeed: @unchecked Sendable {
+    private let connection: RedisConnection
+    private let stream: String
+    private let deliver: @Sendable ([ActivityEvent]) -> Void
+    private let stopped = Atomic<Bool>(false)
+    /// Only the feed's thread touches it: the last sequence delivered.
+    private var last: UInt64
+
+    init(connection: RedisConnection, stream: String, from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {
+        self.connection = connection
+        self.stream = stream
+        self.deliver = deliver
+        last = sequence
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "cluster-feed"
+        thread.start()
+    }
+
+    /// Stops after the current read (at most one block interval, 1 s).
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    private func run() {
+        var backoff = 0.2
+        while !stopped.load(ordering: .relaxed) {
+            do {
+                let reply = try connection.command(["XREAD", "COUNT", "1000", "BLOCK", "1000", "STREAMS", stream, "\(last)-0"])
+                if case .error(let message) = reply { throw ClusterError("XREAD failed: \(message)") }
+                backoff = 0.2
+                // [[stream, [[id, [field, value]], …]]]
+                guard let entries = reply.elements.first?.elements.dropFirst().first?.elements, !entries.isEmpty else { continue }
+                let events = try entries.map(Self.event(from:)).filter { $0.sequence > last }
+                guard let newest = events.last else { continue }
+                last = newest.sequence
+                deliver(events)
+            } catch {
+                connection.disconnect()
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 5)
+            }
+        }
+        connection.disconnect()
+    }
+
+    /// Decodes one stream entry `[id, ["e", stored event]]`.
+    static func event(from entry: RedisReply) throws -> ActivityEvent {
+        let parts = entry.elements
+        guard parts.count == 2, let text = parts[1].elements.dropFirst().first?.text else {
+            throw ClusterError("malformed event stream entry")
+        }
+        return try StoredActivity.decodeEvent(text)
+    }
+}

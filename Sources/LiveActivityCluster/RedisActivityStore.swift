@@ -1,0 +1,141 @@
+import Foundation
+import LiveActivityCore
+
+/// The ``ActivityStore`` for several instances behind a balancer: activities, the event log, history and
+/// shares in Redis, shared by all of them.
+///
+/// Every ``record(_:)`` runs ``RecordScript`` (one atomic Lua call): it appends to the `events` stream with
+/// entry id `<sequence>-0` only if the caller's sequence is current, else throws ``StoreConflict``; so
+/// sequence numbers are global and each deadline is applied by exactly one instance. ``follow(from:deliver:)``
+/// reads the stream on its own connection and thread (`XREAD BLOCK`), so every instance learns of the others'
+/// events, reconnecting with back-off when Redis is away. Calls other than `follow` are made from one
+/// thread (the server's service thread); each blocks at most ``timeout`` seconds.
+public final class RedisActivityStore: ReplicatedStore {
+    /// Where Redis is.
+    public let endpoint: RedisEndpoint
+    /// Longest one Redis call may block the caller, in seconds.
+    public let timeout: TimeInterval
+    /// Most events the stream keeps (approximately; `XADD MAXLEN ~`).
+    public let logCapacity: Int
+    private let keys: RedisKeys
+    private let connection: RedisConnection
+    private var feed: ClusterFeed?
+
+    /// Connects to Redis and checks it answers.
+    /// - Parameters:
+    ///   - endpoint: `redis://HOST:PORT[/DB]`.
+    ///   - prefix: key prefix, so several clusters can share one Redis.
+    ///   - logCapacity: most events kept for resuming clients.
+    ///   - timeout: longest one call may block, in seconds.
+    /// - Throws: ``ClusterError`` when Redis cannot be reached.
+    public init(endpoint: RedisEndpoint, prefix: String = "liveactivity:", logCapacity: Int = 100_000, timeout: TimeInterval = 2) throws {
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.logCapacity = logCapacity
+        keys = RedisKeys(prefix: prefix)
+        connection = RedisConnection(endpoint: endpoint, timeout: timeout)
+        guard case .status("PONG") = try connection.command(["PING"]) else { throw ClusterError("Redis at \(endpoint) did not answer PING") }
+    }
+
+    deinit { feed?.stop() }
+
+    // MARK: ActivityStore
+
+    public func load() throws -> (activities: [Activity], sequence: UInt64) {
+        // Read the sequence first: activities read after it are at least that new, and the feed then
+        // replays from this sequence, so nothing between the two reads is missed.
+        let sequence = UInt64(try connection.command(["GET", keys.sequence]).text ?? "0") ?? 0
+        let fields = try checked(try connection.command(["HGETALL", keys.activities])).elements
+        var activities: [Activity] = []
+        for index in stride(from: 1, to: fields.count, by: 2) {
+            if let text = fields[index].text { activities.append(try StoredActivity.decode(text)) }
+        }
+        return (activities, sequence)
+    }
+
+    public func record(_ events: [ActivityEvent]) throws {
+        guard let first = events.first else { return }
+        var arguments = ["EVAL", RecordScript.source, "5", keys.sequence, keys.events, keys.activities, keys.history,
+                         keys.historyByEnd, String(first.sequence - 1), String(events.count), String(logCapacity)]
+        for event in events {
+            let ended = event.kind == .ended ? event.activity.endDate.map { String($0.timeIntervalSince1970) } ?? "" : ""
+            arguments += [String(event.sequence), event.activity.id, event.kind.rawValue, StoredActivity.encode(event),
+                          StoredActivity.encode(event.activity), ended]
+        }
+        let reply = try connection.command(arguments)
+        if case .error(let message) = reply {
+            if message.hasPrefix("CONFLICT "), let current = UInt64(message.dropFirst("CONFLICT ".count)) {
+                throw StoreConflict(sequence: current)
+            }
+            throw ClusterError("Redis refused the change: \(message)")
+        }
+    }
+
+    public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
+        let current = UInt64(try connection.command(["GET", keys.sequence]).text ?? "0") ?? 0
+        if sequence > current { return nil }
+        if sequence == current { return [] }
+        let entries = try checked(try connection.command(["XRANGE", keys.events, "\(sequence + 1)-0", "+"])).elements
+        let events = try entries.map(ClusterFeed.event(from:))
+        guard events.first?.sequence == sequence + 1 else { return nil }
+        return events
+    }
+
+    public func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry] {
+        // Inclusive upper bound, then the cursor filter: ties at `before` are resolved by id. Fetch enough
+        // extra entries to cover a page of ties.
+        let upper = before.map { String($0.timeIntervalSince1970) } ?? "+inf"
+        let ids = try checked(try connection.command(["ZREVRANGEBYSCORE", keys.historyByEnd, upper, "-inf", "LIMIT", "0", String(max(0, limit) + 500)]))
+            .elements.compactMap(\.text)
+        guard !ids.isEmpty else { return [] }
+        let stored = try checked(try connection.command(["HMGET", keys.history] + ids)).elements
+        let entries = try stored.compactMap { reply in try reply.text.flatMap { HistoryEntry(try StoredActivity.decode($0)) } }
+        return Array(entries.sorted { ($0.endDate, $0.id) > ($1.endDate, $1.id) }
+            .filter { $0.isAfter(cursor: before, id: beforeId) }.prefix(limit))
+    }
+
+    public func pushToStartToken() throws -> String {
+        try checked(try connection.command(["SET", keys.pushToStartToken, PushToken.random(), "NX"]))
+        guard let token = try connection.command(["GET", keys.pushToStartToken]).text else {
+            throw ClusterError("Redis lost the push-to-start token")
+        }
+        return token
+    }
+
+    public func shares() throws -> [Share] {
+        let fields = try checked(try connection.command(["HGETALL", keys.shares])).elements
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return stride(from: 1, to: fields.count, by: 2).compactMap { index in
+            fields[index].text.flatMap { try? decoder.decode(Share.self, from: Data($0.utf8)) }
+        }
+    }
+
+    public func save(_ share: Share) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let text = String(decoding: try encoder.encode(share), as: UTF8.self)
+        try checked(try connection.command(["HSET", keys.shares, share.id, text]))
+    }
+
+    // MARK: ReplicatedStore
+
+    public func follow(from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {
+        feed?.stop()
+        let feed = ClusterFeed(connection: RedisConnection(endpoint: endpoint, timeout: timeout + 5), stream: keys.events,
+                               from: sequence, deliver: deliver)
+        self.feed = feed
+        feed.start()
+    }
+
+    public func stopFollowing() {
+        feed?.stop()
+        feed = nil
+    }
+
+    @discardableResult
+    private func checked(_ reply: RedisReply) throws -> RedisReply {
+        if case .error(let message) = reply { throw ClusterError("Redis error: \(message)") }
+        return reply
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LiveActivityCore
+
+/// What a presentation shows of one activity at one instant: read once, then turned into markup.
+struct ActivityFacts {
+    /// The activity's id.
+    var id: String
+    /// The workout key (`jogging`, `aerobics`, `yoga`, or whatever string the attributes hold).
+    var workout: String
+    /// The name shown, e.g. "Yoga" (not escaped).
+    var name: String
+    /// The state to show at `now`: as stored, except that a running activity is `stale` exactly when its stale
+    /// date is not after `now`.
+    var state: ActivityState
+    /// Whether the countdown is frozen by a pause.
+    var paused: Bool
+    /// "Ended", "Dismissed", "Scheduled", "Paused", "Stale" or "".
+    var badge: String
+    /// Seconds left, `nil` without a countdown.
+    var seconds: Int?
+    /// The countdown's bounds and freeze instant, in epoch milliseconds, for the live script.
+    var startMs: Int64?
+    var endMs: Int64?
+    var freezeMs: Int64?
+
+    /// The display name of a workout key: "yoga" → "Yoga".
+    static func name(ofWorkout workout: String) -> String {
+        guard let first = workout.first else { return "Workout" }
+        return first.uppercased() + workout.dropFirst()
+    }
+
+    init(_ activity: Activity, now: Date) {
+        id = activity.id
+        if case .object(let attributes) = activity.attributes, case .string(let workout)? = attributes["workout"] {
+            self.workout = workout
+        } else if case .object(let attributes) = activity.attributes, case .number(let raw)? = attributes["workout"],
+                  let index = Int(exactly: raw), WorkoutActivity.Workout.allCases.indices.contains(index) {
+            workout = WorkoutActivity.Workout.allCases[index].rawValue
+        } else {
+            workout = ""
+        }
+        name = Self.name(ofWorkout: workout)
+        // A running activity is stale exactly when its stale date has passed (an update with a later stale date
+        // makes it active again), so the state at `now` follows from the content, even for a past or future `now`.
+        var state = activity.activityState
+        if state.isRunning {
+            state = activity.content.staleDate.map { $0 <= now } == true ? .stale : .active
+        }
+        self.state = state
+        paused = activity.timer?.isPaused ?? false
+        switch state {
+        case .ended: badge = "Ended"
+        case .dismissed: badge = "Dismissed"
+        case .pending: badge = "Scheduled"
+        case _ where paused: badge = "Paused"
+        case .stale: badge = "Stale"
+        default: badge = ""
+        }
+        seconds = Countdown.remainingSeconds(activity, at: now)
+        if let timer = activity.timer {
+            startMs = Self.milliseconds(timer.start)
+            endMs = Self.milliseconds(timer.end)
+            var freeze = timer.pausedAt
+            if state == .ended || state == .dismissed, let ended = activity.endDate { freeze = min(freeze ?? ended, ended) }
+            freezeMs = freeze.map(Self.milliseconds)
+        }
+    }
+
+    /// The countdown text: m:ss or h:mm:ss.
+    var countdown: String { Countdown.format(seconds) }
+
+    /// A sentence for assistive technology, e.g. "Yoga workout, 0:50 left, paused".
+    var summary: String {
+        var parts = ["\(name) workout"]
+        if seconds != nil { parts.append(state == .pending ? "\(countdown) planned" : "\(countdown) left") }
+        if !badge.isEmpty { parts.append(badge.lowercased()) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script).
+    var signature: String {
+        [id, state.rawValue, badge, name, startMs.map(String.init) ?? "", endMs.map(String.init) ?? "",
+         freezeMs.map(String.init) ?? ""].joined(separator: "|")
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LiveActivityCore
+
+/// The gallery (`GET /gallery`): every presentation of synthetic activities for every workout and state,
+/// like Xcode's previews of a Live Activity. Built here, never from the live store.
+extension ActivityRenderer {
+    /// One previewed situation.
+    public struct GalleryCase: Sendable {
+        /// Stable id used in the page (`yoga-paused`), so tests can find each figure (`#yoga-paused-minimal`).
+        public var id: String
+        /// What the row is called, e.g. "Paused".
+        public var title: String
+        /// The synthetic activity.
+        public var activity: Activity
+    }
+
+    /// The situations shown, relative to `now`: for each workout active, stale, paused, pending, ended and a
+    /// timer over an hour; then one with a long name.
+    public static func galleryCases(now: Date) -> [GalleryCase] {
+        func at(_ seconds: TimeInterval) -> Date { now.addingTimeInterval(seconds) }
+        func make(_ id: String, workout: String, start: TimeInterval, end: TimeInterval, state: ActivityState = .active,
+                  stale: TimeInterval? = nil, pausedAt: TimeInterval? = nil, ended: TimeInterval? = nil,
+                  startDate: TimeInterval? = nil) -> Activity {
+            let timer = TimerRange(start: at(start), end: at(end), pausedAt: pausedAt.map(at))
+            var timerState: [String: JSONValue] = ["workoutTimer": .object([
+                "start": .string(ISODate.format(timer.start)), "end": .string(ISODate.format(timer.end)),
+            ])]
+            if let paused = timer.pausedAt { timerState["pausedAt"] = .string(ISODate.format(paused)) }
+            let content = ActivityContent(state: .object(timerState), staleDate: stale.map(at) ?? timer.end)
+            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.attributesType,
+                            attributes: .object(["workout": .string(workout)]), content: content, timer: timer,
+                            activityState: state, startDate: at(startDate ?? start), endDate: ended.map(at),
+                            dismissalDate: ended.map { at($0 + 4 * 3600) }, endReason: ended == nil ? nil : .request)
+        }
+        var cases: [GalleryCase] = []
+        for workout in WorkoutActivity.Workout.allCases.map(\.rawValue) {
+            cases += [
+                GalleryCase(id: "\(workout)-active", title: "Active",
+                            activity: make("\(workout)-active", workout: workout, start: -20, end: 50)),
+                GalleryCase(id: "\(workout)-stale", title: "Stale (its stale date has passed)",
+                            activity: make("\(workout)-stale", workout: workout, start: -40, end: 30, state: .stale, stale: -5)),
+                GalleryCase(id: "\(workout)-paused", title: "Paused",
+                            activity: make("\(workout)-paused", workout: workout, start: -30, end: 40, pausedAt: -15)),
+                GalleryCase(id: "\(workout)-pending", title: "Pending (scheduled to start in 5 minutes)",
+                            activity: make("\(workout)-pending", workout: workout, start: 300, end: 370, state: .pending)),
+                GalleryCase(id: "\(workout)-ended", title: "Ended",
+                            activity: make("\(workout)-ended", workout: workout, start: -80, end: -10, state: .ended, ended: -10)),
+                GalleryCase(id: "\(workout)-long-timer", title: "Timer over an hour",
+                            activity: make("\(workout)-long-timer", workout: workout, start: -60, end: 3723)),
+            ]
+        }
+        cases.append(GalleryCase(id: "long-name", title: "Long name",
+                                 activity: make("long-name", workout: "extraordinarily long interval training session",
+                                                start: -20, end: 50)))
+        return cases
+    }
+
+    /// The whole gallery as one document.
+    /// - Parameters:
+    ///   - options: theme, scale and settings (no live script: the gallery is synthetic).
+    ///   - now: the instant the synthetic activities are built around (the request time, or `?now=`).
+    ///   - query: extra query text kept on the theme links (already URL-encoded, e.g. `now=…&token=…`).
+    public func gallery(options: RenderOptions, now: Date, query: String = "") -> String {
+        var options = options
+        options.live = false
+        let keep = query.isEmpty ? "" : "&amp;" + HTML.escape(query)
+        var body = """
+        <main class="gallery">
+        <h1>Live Activity previews</h1>
+        <p class="gallery-intro">Every presentation of the workout Live Activity, for each workout and state, at \
+        \(HTML.escape(ISODate.format(now))). Appearance: <a href="?theme=light\(keep)">light</a> · \
+        <a href="?theme=dark\(keep)">dark</a>.</p>
+
+        """
+        var currentGroup = ""
+        for item in Self.galleryCases(now: now) {
+            let group = item.id == "long-name" ? "Other" : ActivityFacts.name(ofWorkout: String(item.id.prefix { $0 != "-" }))
+            if group != currentGroup {
+                if !currentGroup.isEmpty { body += "</section>\n" }
+                let groupID = "group-" + group.lowercased()
+                body += "<section aria-labelledby=\"\(groupID)\"><h2 id=\"\(groupID)\">\(HTML.escape(group))</h2>\n"
+                currentGroup = group
+            }
+            let facts = ActivityFacts(item.activity, now: now)
+            let caseID = HTML.escape(item.id)
+            body += "<div class=\"gallery-case\" id=\"\(caseID)\" data-activity-state=\"\(facts.state.rawValue)\">"
+            body += "<h3>\(HTML.escape(facts.name)) · \(HTML.escape(item.title))</h3><div class=\"gallery-row\">"
+            for presentation in Presentation.allCases {
+                let kind = presentation == .lockScreen ? " class=\"lock\"" : ""
+                body += "<figure id=\"\(caseID)-\(presentation.rawValue)\"\(kind)>"
+                body += fragment(facts, presentation, headingTag: "p")
+                body += "<figcaption>\(presentation.title)</figcaption></figure>"
+            }
+            body += "</div></div>\n"
+        }
+        body += "</section>\n</main>"
+        return page(title: "Live Activity previews", bodyClass: "gallery-page", body: body, options: options, now: now)
+    }
+}

@@ -1,0 +1,340 @@
+"""Static renderings (GET /activities/{id}/render/{presentation}, GET /gallery) and the dashboard's accessibility.
+
+- Visual regression in headless Chromium: every presentation x workout x state of the gallery (synthetic
+  activities) and of real activities created over the WebSocket with explicit content dates, all rendered at a
+  fixed instant (`?now=`, never the wall clock), compared with the PNGs in Tests/visual/reference/ with a small
+  per-pixel tolerance. A mismatch writes the actual image and a diff image to Tests/artifacts/visual/.
+  `UPDATE_REFERENCE=1 pytest Tests/integration/test_render.py` rewrites the references.
+- The renderings fetched with JavaScript off (plain urllib, and Chromium with scripts disabled): name and
+  remaining time are in the text; no external requests.
+- The dashboard checked with axe-core 4.12 (from the axe-playwright-python wheel, injected through Selenium):
+  no violations of critical or serious impact.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import urllib.error
+import urllib.request
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")  # before selenium is imported: Selenium Manager must not go online
+
+from PIL import Image, ImageChops  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from wsclient import connect, recv_until, run, send_json  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+REFERENCE = REPO / "Tests" / "visual" / "reference"
+ARTIFACTS = Path(os.environ.get("LIVEACTIVITY_ARTIFACTS", REPO / "Tests" / "artifacts")) / "visual"
+UPDATE = os.environ.get("UPDATE_REFERENCE") == "1"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+NOW = "2030-06-01T12:00:00Z"  # fixed, and later than the tests run, so the server keeps them running
+WORKOUTS = ["jogging", "aerobics", "yoga"]
+STATES = ["active", "stale", "paused", "pending", "ended", "long-timer"]
+PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded"]
+# A pixel "differs" when a channel moves by more than CHANNEL_TOLERANCE; an image fails when more than
+# PIXEL_FRACTION of its pixels differ (anti-aliasing noise stays far below both).
+CHANNEL_TOLERANCE = 24
+PIXEL_FRACTION = 0.002
+
+
+# -- fixtures -------------------------------------------------------------------------------------
+
+def _driver(scripts: bool = True) -> webdriver.Chrome:
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not (Path(path).exists() or shutil.which(path)):
+            pytest.skip(f"{path} not installed (apt-get install chromium chromium-driver)")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-extensions",
+                "--no-first-run", "--password-store=basic", "--hide-scrollbars", "--force-color-profile=srgb",
+                "--font-render-hinting=none"):
+        options.add_argument(arg)
+    if not scripts:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(15)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = _driver()
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def browser_without_scripts():
+    driver = _driver(scripts=False)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+def get(url: str, token: str | None = None) -> tuple[int, dict[str, str], str]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read().decode()
+
+
+def visible_text(document: str) -> str:
+    """The text a browser without scripts or styles shows (tags, <style> and <script> removed)."""
+    body = re.sub(r"(?is)<(style|script)\b.*?</\1>", " ", document)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"(?s)<[^>]+>", " ", body))).strip()
+
+
+def compare(name: str, png: bytes) -> str | None:
+    """Compares a screenshot with its reference; returns a failure message, or None when it matches."""
+    reference = REFERENCE / f"{name}.png"
+    actual = Image.open(BytesIO(png)).convert("RGB")
+    if UPDATE or not reference.exists():
+        if not UPDATE:
+            return f"{name}: no reference {reference.relative_to(REPO)} (run with UPDATE_REFERENCE=1 to create it)"
+        reference.parent.mkdir(parents=True, exist_ok=True)
+        actual.save(reference, optimize=True)
+        return None
+    expected = Image.open(reference).convert("RGB")
+    (ARTIFACTS / name).parent.mkdir(parents=True, exist_ok=True)
+    resized = expected.size != actual.size
+    if resized:  # compare on a common canvas, so the diff image shows what moved
+        size = (max(expected.width, actual.width), max(expected.height, actual.height))
+        expected, actual = (_on_canvas(image, size) for image in (expected, actual))
+    diff = ImageChops.difference(expected, actual)
+    red, green, blue = (band.point(lambda v: 255 if v > CHANNEL_TOLERANCE else 0) for band in diff.split())
+    mask = ImageChops.lighter(ImageChops.lighter(red, green), blue)  # 255 where any channel is off
+    bad = mask.histogram()[255]
+    if resized or bad > PIXEL_FRACTION * actual.size[0] * actual.size[1]:
+        actual.save(ARTIFACTS / f"{name}-actual.png")
+        highlight = expected.copy()
+        highlight.paste((255, 0, 255), mask=mask)
+        highlight.save(ARTIFACTS / f"{name}-diff.png")
+        what = "size changed" if resized else f"{bad} pixels differ"
+        return f"{name}: {what} (see Tests/artifacts/visual/{name}-diff.png)"
+    return None
+
+
+def _on_canvas(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    canvas = Image.new("RGB", size, (255, 0, 255))
+    canvas.paste(image, (0, 0))
+    return canvas
+
+
+def check_screenshots(shots: dict[str, bytes]) -> None:
+    failures = [m for name, png in shots.items() if (m := compare(name, png))]
+    assert not failures, f"{len(failures)} of {len(shots)} renderings differ:\n" + "\n".join(failures)
+
+
+async def start_activities(ws_url: str, specs: dict[str, dict], token: str | None = None) -> dict[str, str]:
+    """Starts activities (and pauses / ends as the spec says); returns name -> activity id."""
+    ids = {}
+    async with connect(ws_url + (f"?token={token}" if token else "")) as ws:
+        await recv_until(ws, lambda m: m.get("type") == "snapshot")
+        for name, spec in specs.items():
+            body = {k: v for k, v in spec.items() if k not in ("then",)}
+            await send_json(ws, {"type": "start", "requestId": name, **body})
+            ack = await recv_until(ws, lambda m, n=name: m.get("requestId") == n and m["type"] in ("ack", "error"))
+            assert ack["type"] == "ack", ack
+            ids[name] = ack["activityId"]
+            for step, extra in spec.get("then", []):
+                rid = f"{name}-{step}"
+                await send_json(ws, {"type": step, "requestId": rid, "activityId": ids[name], **extra})
+                reply = await recv_until(ws, lambda m, r=rid: m.get("requestId") == r and m["type"] in ("ack", "error"))
+                assert reply["type"] == "ack", reply
+    return ids
+
+
+def timer(start: str, end: str, stale: str | None = None) -> dict:
+    return {"state": {"workoutTimer": {"start": start, "end": end}}, "staleDate": stale or end, "relevanceScore": 0}
+
+
+# -- visual regression ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_gallery_matches_reference_pngs(server, browser, theme):
+    """Every presentation x workout x state of the gallery, at a fixed instant, against the reference PNGs."""
+    browser.get(f"{server.url}/gallery?now={NOW}&theme={theme}")
+    cases = [f"{w}-{s}" for w in WORKOUTS for s in STATES] + ["long-name"]
+    if theme == "dark":
+        cases = [c for c in cases if c.startswith("yoga-") or c == "long-name"]  # dark: one workout is enough
+    shots = {}
+    for case in cases:
+        for presentation in PRESENTATIONS:
+            figure = browser.find_element(By.ID, f"{case}-{presentation}")
+            shots[f"gallery-{theme}/{case}-{presentation}"] = figure.screenshot_as_png
+    assert browser.find_element(By.CSS_SELECTOR, "#yoga-long-timer-lock-screen .countdown").text == "1:02:03"
+    assert browser.find_element(By.CSS_SELECTOR, "#jogging-paused-minimal .countdown").text == "0:55"
+    check_screenshots(shots)
+
+
+def test_live_activity_renderings_match_reference_pngs(server, browser):
+    """Real activities with explicit dates, rendered at a fixed instant with ?now=, against the reference PNGs."""
+    ids = run(start_activities(server.ws_url, {
+        "active": {"attributes": {"workout": "jogging"},
+                   "content": timer("2030-06-01T11:59:40Z", "2030-06-01T12:00:50Z")},
+        "stale": {"attributes": {"workout": "aerobics"},
+                  "content": timer("2030-06-01T11:59:00Z", "2030-06-01T12:00:30Z", stale="2030-06-01T11:59:55Z")},
+        "hour": {"attributes": {"workout": "yoga"},
+                 "content": timer("2030-06-01T11:59:00Z", "2030-06-01T13:02:03Z")},
+    }))
+    shots = {}
+    for name, activity_id in ids.items():
+        for presentation in PRESENTATIONS:
+            browser.get(f"{server.url}/activities/{activity_id}/render/{presentation}?now={NOW}&theme=light")
+            stage = browser.find_element(By.TAG_NAME, "main")
+            assert stage.get_attribute("data-activity-state") == ("stale" if name == "stale" else "active")
+            shots[f"render/{name}-{presentation}"] = stage.screenshot_as_png
+    check_screenshots(shots)
+    # Scale 2 doubles the size of what is drawn.
+    sizes = {}
+    for scale in (1, 2):
+        browser.get(f"{server.url}/activities/{ids['active']}/render/compact?now={NOW}&scale={scale}")
+        page = Image.open(BytesIO(browser.get_screenshot_as_png())).convert("RGB")
+        background = Image.new("RGB", page.size, page.getpixel((page.width - 1, page.height - 1)))
+        left, top, right, bottom = ImageChops.difference(page, background).getbbox()
+        sizes[scale] = (right - left, bottom - top)  # the drawn island
+    assert all(abs(2 * a - b) <= 3 for a, b in zip(sizes[1], sizes[2])), sizes
+
+
+# -- text with scripts off ------------------------------------------------------------------------
+
+def test_renderings_are_complete_without_javascript(server, browser_without_scripts):
+    """Fetched with urllib and shown in Chromium with scripts disabled: name and remaining time are there."""
+    ids = run(start_activities(server.ws_url, {
+        "yoga": {"attributes": {"workout": "yoga"}, "content": timer("2030-06-01T12:00:00Z", "2030-06-01T12:01:10Z")},
+        "live": {"attributes": {"workout": "jogging"}, "durationSeconds": 600},
+        "ended": {"attributes": {"workout": "aerobics"}, "durationSeconds": 600,
+                  "then": [("end", {"dismissalPolicy": "default"})]},
+    }))
+    for presentation in PRESENTATIONS:
+        status, headers, document = get(f"{server.url}/activities/{ids['yoga']}/render/{presentation}?now=2030-06-01T12:00:20Z")
+        assert status == 200 and headers["content-type"].startswith("text/html")
+        text = visible_text(document)
+        assert "Yoga" in text and "0:50" in text, (presentation, text)
+        # Self-contained: no scripts for a fixed instant, nothing loaded from anywhere.
+        assert "<script" not in document and "<link" not in document
+        assert not re.search(r"""(?i)\b(src|href)\s*=|url\(|@import""", re.sub(r"(?s)/\*.*?\*/", "", document)), presentation
+        assert "frame-ancestors" not in headers["content-security-policy"] and "x-frame-options" not in headers
+
+    # Live (no ?now=): the server's own clock; the countdown text is there before any script runs.
+    status, headers, document = get(f"{server.url}/activities/{ids['live']}/render/lock-screen")
+    assert status == 200 and "'nonce-" in headers["content-security-policy"]
+    browser_without_scripts.get(f"{server.url}/activities/{ids['live']}/render/lock-screen?theme=dark")
+    body = browser_without_scripts.find_element(By.TAG_NAME, "body").text
+    assert "Jogging" in body and re.search(r"\b(10:00|9:[45]\d)\b", body), body
+
+    status, _, document = get(f"{server.url}/activities/{ids['ended']}/render/lock-screen")
+    assert status == 200 and 'data-activity-state="ended"' in document and "Ended" in visible_text(document)
+
+    status, _, document = get(f"{server.url}/activities/no-such-id/render/compact")
+    assert status == 404 and "No Live Activity" in visible_text(document) and "no-such-id" in document
+    status, _, _ = get(f"{server.url}/activities/{ids['yoga']}/render/sideways")
+    assert status == 404
+    status, _, _ = get(f"{server.url}/activities/{ids['yoga']}/render/compact?now=yesterday")
+    assert status == 400
+
+
+def test_renderings_need_a_viewer_token_when_the_server_has_one(start_server):
+    srv = start_server("--controller-token", "ctl-secret", "--viewer-token", "view-secret")
+    ids = run(start_activities(srv.ws_url, {"j": {"attributes": {"workout": "jogging"}, "durationSeconds": 90}},
+                               token="ctl-secret"))
+    url = f"{srv.url}/activities/{ids['j']}/render/expanded"
+    assert get(url)[0] == 401
+    assert get(url + "?token=wrong")[0] == 401
+    status, _, document = get(url + "?token=view-secret")  # works in an iframe src
+    assert status == 200 and "Jogging" in visible_text(document)
+    assert get(url, token="view-secret")[0] == 200
+    assert get(f"{srv.url}/gallery")[0] == 200  # synthetic data only: no token needed
+
+
+def test_live_rendering_runs_its_script_under_its_csp(server, browser):
+    """With scripts on, the nonce'd script ticks the countdown, and the console has no CSP violation."""
+    ids = run(start_activities(server.ws_url, {"a": {"attributes": {"workout": "aerobics"}, "durationSeconds": 120}}))
+    browser.get(f"{server.url}/activities/{ids['a']}/render/minimal")
+    countdown = browser.find_element(By.CSS_SELECTOR, ".countdown")
+    first = countdown.text
+    for _ in range(40):
+        if countdown.text != first:
+            break
+        browser.execute_script("return 0")
+        import time
+        time.sleep(0.05)
+    assert countdown.text != first and re.match(r"^1:[0-5]\d$", countdown.text), (first, countdown.text)
+    severe = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not severe, severe
+
+
+# -- accessibility --------------------------------------------------------------------------------
+
+def axe_source() -> str:
+    try:
+        import axe_playwright_python
+    except ImportError:
+        pytest.skip("axe-playwright-python not installed (pip install -r Tests/integration/requirements.txt)")
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text()
+
+
+def run_axe(driver) -> list[dict]:
+    driver.execute_script(axe_source())
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {resultTypes: ['violations']}).then((r) => done(JSON.stringify(r.violations)))
+          .catch((e) => done(JSON.stringify([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}])));
+    """)
+    return [v for v in json.loads(result) if v.get("impact") in ("critical", "serious")]
+
+
+def describe(violations: list[dict]) -> str:
+    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} -> "
+                     + "; ".join(n.get("target", [""])[0] if n.get("target") else "" for n in v["nodes"][:5])
+                     for v in violations)
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_dashboard_has_no_serious_accessibility_violations(server, browser, scheme):
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    run(start_activities(server.ws_url, {
+        "y": {"attributes": {"workout": "yoga"}, "durationSeconds": 600, "relevanceScore": 10},
+        "p": {"attributes": {"workout": "jogging"}, "durationSeconds": 300, "then": [("pause", {})]},
+    }))
+    browser.get(server.url + "/")
+    for _ in range(100):
+        if browser.find_elements(By.CSS_SELECTOR, ".lock-screen") and browser.find_element(By.ID, "island").is_displayed():
+            break
+        import time
+        time.sleep(0.05)
+    violations = run_axe(browser)
+    assert not violations, describe(violations)
+
+
+def test_gallery_and_renderings_have_no_serious_accessibility_violations(server, browser):
+    ids = run(start_activities(server.ws_url, {"y": {"attributes": {"workout": "yoga"}, "durationSeconds": 600}}))
+    for url in (f"/gallery?now={NOW}&theme=dark", f"/gallery?now={NOW}&theme=light",
+                f"/activities/{ids['y']}/render/lock-screen?theme=dark",
+                f"/activities/{ids['y']}/render/expanded?theme=light"):
+        browser.get(server.url + url)
+        violations = run_axe(browser)
+        assert not violations, url + "\n" + describe(violations)
