@@ -31,7 +31,7 @@ let hintShown = false;
 let helloRequestId = null;
 
 // The first connection asks for a snapshot; every later one resumes after the last applied event.
-const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence), {
+const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, store.logId), {
   onState: (state, detail) => {
     clearTimeout(hintTimer);
     answered = false;

@@ -35,12 +35,14 @@ export function tokenFromLocation(loc) {
  * @param {string} url ws:// or wss:// endpoint (may already carry a query).
  * @param {number|null} sequence the last applied activity event's sequence.
  * @returns {string}
- * @example resumeUrl("ws://h/ws", 42) // "ws://h/ws?since=42"
+ * @param {string|null} [logId] the server log the sequence belongs to (a replaced log answers with a reset)
+ * @example resumeUrl("ws://h/ws", 42, "abc") // "ws://h/ws?since=42&log=abc"
  */
-export function resumeUrl(url, sequence) {
+export function resumeUrl(url, sequence, logId = null) {
   if (!Number.isInteger(sequence) || sequence < 0) return url;
   const u = new URL(url);
   u.searchParams.set("since", String(sequence));
+  if (logId) u.searchParams.set("log", logId);
   return u.toString();
 }
 

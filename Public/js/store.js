@@ -139,6 +139,8 @@ export class Store {
     this.activities = new Map();
     /** @type {number|null} sequence number of the last applied activity event */
     this.sequence = null;
+    /** @type {string|null} the server's event-log identity that `sequence` belongs to */
+    this.logId = null;
     /** @type {string|null} this connection's role: "controller" | "viewer" (null until the server says) */
     this.role = null;
     /** @type {string|null} the previous connection's role (a resumed connection is not told its role again) */
@@ -166,6 +168,7 @@ export class Store {
           if (a && a.id != null && a.activityState !== "dismissed") this.activities.set(String(a.id), a);
         }
         this.sequence = typeof message.sequence === "number" ? message.sequence : null;
+        if (typeof message.logId === "string") this.logId = message.logId;
         result.changed = true;
         result.reset = message.reset === true;
         // Only the snapshot that opens a plain connection names the role; keep the last one otherwise.
@@ -174,6 +177,7 @@ export class Store {
       case "caughtUp":
         // Every event after our `since` has been replayed; live events follow.
         this.clock.sample(message.serverTime, receivedAtMs);
+        if (typeof message.logId === "string") this.logId = message.logId;
         result.caughtUp = true;
         if (typeof message.sequence === "number" && this.sequence !== null && message.sequence > this.sequence) {
           result.resync = true; // the replay ended short of the server's sequence

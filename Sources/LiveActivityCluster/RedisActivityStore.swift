@@ -102,6 +102,12 @@ public final class RedisActivityStore: ReplicatedStore {
         return token
     }
 
+    public func logID() throws -> String {
+        try checked(try connection.command(["SET", keys.logID, UUID().uuidString.lowercased(), "NX"]))
+        guard let id = try connection.command(["GET", keys.logID]).text else { throw ClusterError("Redis lost the log id") }
+        return id
+    }
+
     public func shares() throws -> [Share] {
         let fields = try checked(try connection.command(["HGETALL", keys.shares])).elements
         let decoder = JSONDecoder()

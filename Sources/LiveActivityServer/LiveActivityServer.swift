@@ -14,6 +14,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     public let configuration: ServerConfiguration
     /// The token APNs-shaped `start` pushes are addressed to (`POST /3/device/{token}`), kept by the store.
     public let pushToStartToken: String
+    /// The event log's identity (see ``ActivityStore/logID()``), sent with snapshots and `caughtUp`.
+    public let logID: String
     let logger: Logger
     let clock: @Sendable () -> Date
 
@@ -91,6 +93,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
+        logID = try store.logID()
         for share in try store.shares() {
             shares[share.id] = share
             sharesByHash[share.tokenHash] = share.id

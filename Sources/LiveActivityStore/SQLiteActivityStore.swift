@@ -129,14 +129,23 @@ public final class SQLiteActivityStore: ActivityStore {
     }
 
     public func pushToStartToken() throws -> String {
-        var token: String?
-        try database.statement("SELECT text FROM settings WHERE key = 'pushToStartToken'").query { row in token = row.text(0) }
-        if let token { return token }
-        let made = PushToken.random()
+        try setting("pushToStartToken", orMake: PushToken.random)
+    }
+
+    public func logID() throws -> String {
+        try setting("logId", orMake: { UUID().uuidString.lowercased() })
+    }
+
+    /// A text setting, made by `make` and kept the first time it is asked for.
+    private func setting(_ key: String, orMake make: () -> String) throws -> String {
+        var value: String?
+        try database.statement("SELECT text FROM settings WHERE key = ?").bind(.text(key)).query { row in value = row.text(0) }
+        if let value { return value }
+        let made = make()
         try database.transaction {
-            try database.statement("INSERT OR IGNORE INTO settings (key, text) VALUES ('pushToStartToken', ?)").bind(.text(made)).run()
+            try database.statement("INSERT OR IGNORE INTO settings (key, text) VALUES (?, ?)").bind(.text(key), .text(made)).run()
         }
-        return try pushToStartToken()
+        return try setting(key, orMake: make)
     }
 
     public func shares() throws -> [Share] {

@@ -28,8 +28,9 @@ public struct ClientMessage: Sendable {
         case shares(activityId: String?)
         /// `push`: an APNs Live Activity payload, as-is, addressed to a push token.
         case push(pushToken: String, payload: JSONValue)
-        /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them).
-        case catchUp(since: UInt64)
+        /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them, or
+        /// `log` names another log).
+        case catchUp(since: UInt64, log: String?)
         /// `history`: send finished activities, newest first.
         case history(HistoryQuery)
     }
@@ -94,7 +95,7 @@ public struct ClientMessage: Sendable {
         case "hello":
             guard let token = try message.string("token", maxLength: 512) else { throw .missing("token") }
             return .hello(token: token)
-        case "catchUp": return .catchUp(since: try sequence(message, "since"))
+        case "catchUp": return .catchUp(since: try sequence(message, "since"), log: try message.string("log", maxLength: 64))
         case "history": return .history(try HistoryQuery(message))
         default:
             throw ProtocolError(.unknownType, field: "type",

@@ -7,7 +7,7 @@ public enum ServerMessage: Sendable {
     /// true when it answers a resume whose events are no longer in the log; `role` tells the connection
     /// what it may do.
     case snapshot(requestId: JSONValue?, serverTime: Date, sequence: UInt64, activities: [Activity], reset: Bool = false,
-                  role: AccessPolicy.Role? = nil)
+                  role: AccessPolicy.Role? = nil, logId: String? = nil)
     /// In reply to `push`: what APNs would answer (`status`, `reason` when refused) and what the device
     /// would do (`verdict`, `detail`).
     case pushResult(requestId: JSONValue?, result: PushResult)
@@ -18,7 +18,7 @@ public enum ServerMessage: Sendable {
     /// In reply to `hello`: the connection's role from now on.
     case hello(requestId: JSONValue?, role: AccessPolicy.Role)
     /// After the events replayed for a resume (`/ws?since=N` or `catchUp`): live events follow.
-    case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64, role: AccessPolicy.Role? = nil)
+    case caughtUp(requestId: JSONValue?, serverTime: Date, sequence: UInt64, role: AccessPolicy.Role? = nil, logId: String? = nil)
     /// In reply to `history`: finished activities, newest first.
     case history(requestId: JSONValue?, entries: [HistoryEntry])
     /// After every change.
@@ -47,17 +47,18 @@ private struct Wire: Encodable {
     init(_ message: ServerMessage) { self.message = message }
 
     private enum Key: String, CodingKey {
-        case type, requestId, role, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
+        case type, requestId, role, logId, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
         case activityId, activityIds, code, field, message, pushToStartToken, shares
     }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         switch message {
-        case .snapshot(let requestId, let serverTime, let sequence, let activities, let reset, let role):
+        case .snapshot(let requestId, let serverTime, let sequence, let activities, let reset, let role, let logId):
             try c.encode("snapshot", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encodeIfPresent(role, forKey: .role)
+            try c.encodeIfPresent(logId, forKey: .logId)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
             try c.encode(activities, forKey: .activities)
@@ -77,10 +78,11 @@ private struct Wire: Encodable {
             try c.encode("hello", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encode(role, forKey: .role)
-        case .caughtUp(let requestId, let serverTime, let sequence, let role):
+        case .caughtUp(let requestId, let serverTime, let sequence, let role, let logId):
             try c.encode("caughtUp", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encodeIfPresent(role, forKey: .role)
+            try c.encodeIfPresent(logId, forKey: .logId)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
         case .history(let requestId, let entries):

@@ -31,6 +31,11 @@ public protocol ActivityStore: AnyObject {
     /// - Throws: the store's own error.
     func pushToStartToken() throws -> String
 
+    /// The event log's identity: made once per store and kept, so that a client resuming with `since` can
+    /// tell whether its sequence numbers come from this log (or from one that was wiped or replaced).
+    /// - Throws: the store's own error.
+    func logID() throws -> String
+
     /// Every share link kept: live ones, and ended ones for ``Share/tombstoneLifetime``.
     /// - Throws: the store's own error.
     func shares() throws -> [Share]
@@ -87,6 +92,7 @@ public final class InMemoryActivityStore: ActivityStore {
     private var sequence: UInt64 = 0
     private var finished: [HistoryEntry] = []
     private let startToken = PushToken.random()
+    private let identity = UUID().uuidString.lowercased()
     private var links: [String: Share] = [:]
     /// How many events the log keeps.
     public let logCapacity: Int
@@ -121,6 +127,8 @@ public final class InMemoryActivityStore: ActivityStore {
     }
 
     public func pushToStartToken() -> String { startToken }
+
+    public func logID() -> String { identity }
 
     public func shares() -> [Share] { Array(links.values) }
 

@@ -51,8 +51,8 @@ extension LiveActivityServer {
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
             return
-        case .success(.catchUp(let since)):
-            resume(session, since: since, requestId: message.requestId)
+        case .success(.catchUp(let since, let log)):
+            resume(session, since: since, log: log, requestId: message.requestId)
             return
         case .success(.history(let query)):
             do {
@@ -172,25 +172,25 @@ extension LiveActivityServer {
     }
 
     /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
-    /// that far (or `since` is ahead of the server), a snapshot with `reset: true`.
-    func resume(_ session: Session, since: UInt64, requestId: JSONValue?) {
+    /// that far, `since` is ahead of the server, or `log` names another log, a snapshot with `reset: true`.
+    func resume(_ session: Session, since: UInt64, log: String? = nil, requestId: JSONValue?) {
         let now = clock()
         let events: [ActivityEvent]?
         do {
-            events = since > center.sequence ? nil : try store.events(after: since)
+            events = since > center.sequence || (log != nil && log != logID) ? nil : try store.events(after: since)
         } catch {
             send(.error(requestId: requestId, storageUnavailable(error)), to: session)
             return
         }
         guard let events else {
             send(.snapshot(requestId: requestId, serverTime: now, sequence: center.sequence, activities: center.ordered,
-                           reset: true, role: session.role), to: session)
+                           reset: true, role: session.role, logId: logID), to: session)
             return
         }
         for event in events where event.sequence <= center.sequence {
             enqueue(Frame(ServerMessage.activity(event, serverTime: now).encoded()), to: session)
         }
-        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence, role: session.role), to: session)
+        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence, role: session.role, logId: logID), to: session)
     }
 
     /// Sends each event to every client: encoded once, the same bytes queued for all.

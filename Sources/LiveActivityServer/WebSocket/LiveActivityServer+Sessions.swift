@@ -76,6 +76,7 @@ extension LiveActivityServer {
         session.shareId = share?.id
         session.scope = share?.activityId
         session.resumeFrom = queryArgument(wsi, "since").flatMap(UInt64.init)
+        session.resumeLog = queryArgument(wsi, "log")
         sessions[id] = session
         if session.scope != nil {
             greet(session, since: nil)
@@ -94,10 +95,10 @@ extension LiveActivityServer {
             send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.activities[scope].map { [$0] } ?? [], role: .viewer), to: session)
         } else if let since {
-            resume(session, since: since, requestId: requestId)
+            resume(session, since: since, log: session.resumeLog, requestId: requestId)
         } else {
             send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence, activities: center.ordered,
-                           role: session.role), to: session)
+                           role: session.role, logId: logID), to: session)
         }
     }
 

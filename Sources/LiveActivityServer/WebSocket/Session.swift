@@ -28,6 +28,8 @@ final class Session {
     var scope: String?
     /// The `?since=` it connected with: where to resume once it may watch (after `hello` if need be).
     var resumeFrom: UInt64?
+    /// The `?log=` it connected with: the log its `since` belongs to.
+    var resumeLog: String?
     /// Limits how fast the client may send messages.
     var bucket: TokenBucket
     /// Messages refused by the rate limit in a row.
