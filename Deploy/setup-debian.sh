@@ -32,7 +32,7 @@ fi
 BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips-dev)
 # Tests: headless Chromium + matching ChromeDriver (same Debian source, so versions always match),
 # fonts so screenshots render text, and Python with venv.
-TEST_PKGS=(chromium chromium-driver fonts-liberation fonts-dejavu-core python3 python3-venv redis-server)
+TEST_PKGS=(chromium chromium-driver fonts-liberation fonts-dejavu-core python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils)
 # Plus every `.apt([...])` provider that Package.swift's system-library targets declare, so a C library the
 # package starts to use is installed without editing this script.
 PROVIDER_PKGS=()

@@ -56,6 +56,11 @@ final class RedisConnection {
     /// Longest a command may block, in seconds (the service thread must never hang on Redis).
     let timeout: TimeInterval
     private var context: UnsafeMutablePointer<redisContext>?
+    /// When a command last succeeded on this connection (monotonic seconds).
+    private var lastUsed: TimeInterval = 0
+    /// A connection idle longer than this (seconds) is checked with PING before a command, so a Redis that
+    /// restarted meanwhile is noticed before a write, whose outcome would then be unknown.
+    static let idleCheckAfter: TimeInterval = 0.5
 
     init(endpoint: RedisEndpoint, timeout: TimeInterval) {
         self.endpoint = endpoint
@@ -96,6 +101,16 @@ final class RedisConnection {
     /// - Throws: ``ClusterError`` when Redis cannot be reached or the connection breaks (it is dropped).
     @discardableResult
     func command(_ arguments: [String]) throws(ClusterError) -> RedisReply {
+        let now = ProcessInfo.processInfo.systemUptime
+        if self.context != nil, now - lastUsed > Self.idleCheckAfter, arguments.first != "PING" {
+            do { try send(["PING"]) } catch { disconnect() }
+        }
+        let reply = try send(arguments)
+        lastUsed = ProcessInfo.processInfo.systemUptime
+        return reply
+    }
+
+    private func send(_ arguments: [String]) throws(ClusterError) -> RedisReply {
         let context = try connect()
         let bytes = arguments.map { Array($0.utf8) }
         let reply: UnsafeMutableRawPointer? = withCStrings(bytes) { pointers, lengths in

@@ -126,13 +126,13 @@ extension LiveActivityServer {
 
     /// Computes a change from the current state with `body` and records its events; only then does the
     /// change become current. When another instance recorded events first (``StoreConflict``), catches up
-    /// with them and computes the change again, up to 5 times.
+    /// with them and computes the change again, for up to 2 seconds (with a short random pause between
+    /// tries, so racing instances spread out).
     /// - Returns: what `body` returned.
     /// - Throws: what `body` throws (nothing recorded), or the store's error (nothing changed).
     func change<Value>(_ body: (inout ActivityCenter) throws -> (Value, [ActivityEvent])) throws -> Value {
-        var attempt = 0
+        let deadline = Date().addingTimeInterval(2)
         while true {
-            attempt += 1
             var next = center
             let (value, events) = try body(&next)
             do {
@@ -142,7 +142,8 @@ extension LiveActivityServer {
             } catch let conflict as StoreConflict {
                 logger.debug("another instance changed first; catching up", ["store.sequence": "\(conflict.sequence)"])
                 catchUp()
-                if attempt >= 5 { throw conflict }
+                if Date() >= deadline { throw conflict }
+                usleep(useconds_t.random(in: 200...2000))
             } catch {
                 logger.error("store failed; change refused", ["error": "\(error)"])
                 throw error
