@@ -28,24 +28,20 @@ enum StartActivityCommand {
         var seconds: Double?
         var relevance: Double?
         do throws(UsageError) {
-            var list = ArgumentList(arguments)
-            while let argument = list.next() {
-                switch argument {
-                case .option(let name):
-                    if try options.read(name, from: &list) { continue }
-                    switch name {
-                    case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
-                    case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
-                    default: throw UsageError("unknown option \"\(name)\"")
-                    }
-                case .positional(let value):
-                    guard workout == nil else { throw UsageError("unexpected argument \"\(value)\"") }
-                    guard workouts.contains(value) else {
-                        throw UsageError("unknown workout \"\(value)\"; expected \(workouts.joined(separator: ", "))")
-                    }
-                    workout = value
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                switch name {
+                case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
+                case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
+                default: return false
                 }
-            }
+                return true
+            }, positional: { value throws(UsageError) in
+                guard workout == nil else { throw UsageError("unexpected argument \"\(value)\"") }
+                guard workouts.contains(value) else {
+                    throw UsageError("unknown workout \"\(value)\"; expected \(workouts.joined(separator: ", "))")
+                }
+                workout = value
+            })
             guard workout != nil else { throw UsageError("missing workout (\(workouts.joined(separator: "|")))") }
             guard seconds != nil else { throw UsageError("--duration is required") }
         } catch {
@@ -94,23 +90,19 @@ enum UpdateActivityCommand {
         var alertTitle: String?
         var alertBody: String?
         do throws(UsageError) {
-            var list = ArgumentList(arguments)
-            while let argument = list.next() {
-                switch argument {
-                case .option(let name):
-                    if try options.read(name, from: &list) { continue }
-                    switch name {
-                    case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
-                    case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
-                    case "--alert-title": alertTitle = try list.value(for: name)
-                    case "--alert-body": alertBody = try list.value(for: name)
-                    default: throw UsageError("unknown option \"\(name)\"")
-                    }
-                case .positional(let value):
-                    guard id == nil else { throw UsageError("unexpected argument \"\(value)\"") }
-                    id = value
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                switch name {
+                case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
+                case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
+                case "--alert-title": alertTitle = try list.value(for: name)
+                case "--alert-body": alertBody = try list.value(for: name)
+                default: return false
                 }
-            }
+                return true
+            }, positional: { value throws(UsageError) in
+                guard id == nil else { throw UsageError("unexpected argument \"\(value)\"") }
+                id = value
+            })
             guard id != nil else { throw UsageError("missing activity ID") }
             guard seconds != nil else { throw UsageError("--duration is required") }
             if alertTitle != nil, alertBody == nil { throw UsageError("--alert-title needs --alert-body") }
@@ -228,18 +220,14 @@ enum ListCommand {
         var options = ClientOptions()
         var json = false
         do throws(UsageError) {
-            var list = ArgumentList(arguments)
-            while let argument = list.next() {
-                switch argument {
-                case .option(let name):
-                    if try options.read(name, from: &list) { continue }
-                    guard name == "--json" else { throw UsageError("unknown option \"\(name)\"") }
-                    try list.requireNoValue(name)
-                    json = true
-                case .positional(let value):
-                    throw UsageError("unexpected argument \"\(value)\"")
-                }
-            }
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                guard name == "--json" else { return false }
+                try list.requireNoValue(name)
+                json = true
+                return true
+            }, positional: { value throws(UsageError) in
+                throw UsageError("unexpected argument \"\(value)\"")
+            })
         } catch {
             return ClientRunner.usageError("list", error)
         }

@@ -5,6 +5,25 @@ import LiveActivityCore
 /// What every client subcommand shares: help detection, usage errors, connecting, and mapping failures
 /// to exit statuses (0 success, 1 refused by the server, 2 usage error, 3 cannot connect or no reply).
 enum ClientRunner {
+    /// Reads a subcommand's arguments: the shared client options (`--server`, `--token`, …) first, then
+    /// `option` for the command's own options (it returns false for a name it does not know), and
+    /// `positional` for everything else.
+    /// - Throws: ``UsageError`` naming the unknown option or bad value.
+    static func parse(_ arguments: [String], into options: inout ClientOptions,
+                      option: (String, inout ArgumentList) throws(UsageError) -> Bool,
+                      positional: (String) throws(UsageError) -> Void) throws(UsageError) {
+        var list = ArgumentList(arguments)
+        while let argument = list.next() {
+            switch argument {
+            case .option(let name):
+                if try options.read(name, from: &list) { continue }
+                guard try option(name, &list) else { throw UsageError("unknown option \"\(name)\"") }
+            case .positional(let value):
+                try positional(value)
+            }
+        }
+    }
+
     /// Whether the arguments ask for help (`-h` or `--help` before any `--`).
     static func wantsHelp(_ arguments: [String]) -> Bool {
         for argument in arguments {

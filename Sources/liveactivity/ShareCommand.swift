@@ -25,20 +25,16 @@ enum ShareCommand {
         var activityId: String?
         var seconds: Double?
         do throws(UsageError) {
-            var list = ArgumentList(arguments)
-            while let argument = list.next() {
-                switch argument {
-                case .option(let name):
-                    if try options.read(name, from: &list) { continue }
-                    switch name {
-                    case "--for": seconds = try ClientRunner.duration(try list.value(for: name))
-                    default: throw UsageError("unknown option \"\(name)\"")
-                    }
-                case .positional(let value):
-                    guard activityId == nil else { throw UsageError("unexpected argument \"\(value)\"") }
-                    activityId = value
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                switch name {
+                case "--for": seconds = try ClientRunner.duration(try list.value(for: name))
+                default: return false
                 }
-            }
+                return true
+            }, positional: { value throws(UsageError) in
+                guard activityId == nil else { throw UsageError("unexpected argument \"\(value)\"") }
+                activityId = value
+            })
             guard activityId != nil else { throw UsageError("missing activity ID") }
             if let seconds, seconds > Share.maximumLifetime { throw UsageError("--for must be at most 24h") }
         } catch {

@@ -27,18 +27,14 @@ enum WatchCommand {
         var options = ClientOptions()
         var json = false
         do throws(UsageError) {
-            var list = ArgumentList(arguments)
-            while let argument = list.next() {
-                switch argument {
-                case .option(let name):
-                    if try options.read(name, from: &list) { continue }
-                    guard name == "--json" else { throw UsageError("unknown option \"\(name)\"") }
-                    try list.requireNoValue(name)
-                    json = true
-                case .positional(let value):
-                    throw UsageError("unexpected argument \"\(value)\"")
-                }
-            }
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                guard name == "--json" else { return false }
+                try list.requireNoValue(name)
+                json = true
+                return true
+            }, positional: { value throws(UsageError) in
+                throw UsageError("unexpected argument \"\(value)\"")
+            })
         } catch {
             return ClientRunner.usageError("watch", error)
         }
