@@ -41,6 +41,7 @@ public final class RedisActivityStore: ReplicatedStore {
 
     // MARK: ActivityStore
 
+    /// Restores every activity not dismissed and the last sequence (``ActivityStore/load()``).
     public func load() throws -> (activities: [Activity], sequence: UInt64) {
         // Read the sequence first: activities read after it are at least that new, and the feed then
         // replays from this sequence, so nothing between the two reads is missed.
@@ -53,6 +54,7 @@ public final class RedisActivityStore: ReplicatedStore {
         return (activities, sequence)
     }
 
+    /// Records events, with the activities they leave, in one atomic step (``ActivityStore/record(_:)``).
     public func record(_ events: [ActivityEvent]) throws {
         guard let first = events.first else { return }
         var arguments = ["EVAL", RecordScript.source, "5", keys.sequence, keys.events, keys.activities, keys.history,
@@ -71,6 +73,7 @@ public final class RedisActivityStore: ReplicatedStore {
         }
     }
 
+    /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
         let current = UInt64(try connection.command(["GET", keys.sequence]).text ?? "0") ?? 0
         if sequence > current { return nil }
@@ -81,6 +84,7 @@ public final class RedisActivityStore: ReplicatedStore {
         return events
     }
 
+    /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry] {
         // Inclusive upper bound, then the cursor filter: ties at `before` are resolved by id. Fetch enough
         // extra entries to cover a page of ties.
@@ -94,6 +98,7 @@ public final class RedisActivityStore: ReplicatedStore {
             .filter { $0.isAfter(cursor: before, id: beforeId) }.prefix(limit))
     }
 
+    /// The kept push-to-start token (``ActivityStore/pushToStartToken()``).
     public func pushToStartToken() throws -> String {
         try checked(try connection.command(["SET", keys.pushToStartToken, PushToken.random(), "NX"]))
         guard let token = try connection.command(["GET", keys.pushToStartToken]).text else {
@@ -102,12 +107,14 @@ public final class RedisActivityStore: ReplicatedStore {
         return token
     }
 
+    /// The kept event-log identity (``ActivityStore/logID()``).
     public func logID() throws -> String {
         try checked(try connection.command(["SET", keys.logID, UUID().uuidString.lowercased(), "NX"]))
         guard let id = try connection.command(["GET", keys.logID]).text else { throw ClusterError("Redis lost the log id") }
         return id
     }
 
+    /// Every kept share link, live or recently ended (``ActivityStore/shares()``).
     public func shares() throws -> [Share] {
         let fields = try checked(try connection.command(["HGETALL", keys.shares])).elements
         let decoder = JSONDecoder()
@@ -117,6 +124,7 @@ public final class RedisActivityStore: ReplicatedStore {
         }
     }
 
+    /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
@@ -126,6 +134,7 @@ public final class RedisActivityStore: ReplicatedStore {
 
     // MARK: ReplicatedStore
 
+    /// Delivers every event recorded after `sequence` by any instance, on the feed thread (``ReplicatedStore/follow(from:deliver:)``).
     public func follow(from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {
         feed?.stop()
         let feed = ClusterFeed(connection: RedisConnection(endpoint: endpoint, timeout: timeout + 5), stream: keys.events,
@@ -134,6 +143,7 @@ public final class RedisActivityStore: ReplicatedStore {
         feed.start()
     }
 
+    /// Stops the feed (``ReplicatedStore/stopFollowing()``).
     public func stopFollowing() {
         feed?.stop()
         feed = nil

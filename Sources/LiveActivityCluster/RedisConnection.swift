@@ -31,6 +31,7 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         self.database = database
     }
 
+    /// The endpoint as `redis://HOST:PORT/DB`.
     public var description: String { "redis://\(host):\(port)/\(database)" }
 }
 

@@ -12,6 +12,7 @@ public struct Logger: Sendable {
         case debug, info, notice, warning, error
 
         private var rank: Int { Self.allCases.firstIndex(of: self)! }
+        /// Orders levels by severity, `debug` lowest.
         public static func < (a: Level, b: Level) -> Bool { a.rank < b.rank }
     }
 

@@ -56,6 +56,7 @@ public final class SQLiteActivityStore: ActivityStore {
         try database.transaction { try database.execute("UPDATE meta SET value = value WHERE key = 'schema'") }
     }
 
+    /// Restores every activity not dismissed and the last sequence (``ActivityStore/load()``).
     public func load() throws -> (activities: [Activity], sequence: UInt64) {
         var activities: [Activity] = []
         try database.statement("SELECT json FROM activities").query { row in
@@ -68,6 +69,7 @@ public final class SQLiteActivityStore: ActivityStore {
         return (activities, sequence)
     }
 
+    /// Records events, with the activities they leave, in one atomic step (``ActivityStore/record(_:)``).
     public func record(_ events: [ActivityEvent]) throws {
         guard let last = events.last else { return }
         let now = clock().timeIntervalSince1970
@@ -98,6 +100,7 @@ public final class SQLiteActivityStore: ActivityStore {
         }
     }
 
+    /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
         var oldest: UInt64?
         var newest: UInt64 = 0
@@ -114,6 +117,7 @@ public final class SQLiteActivityStore: ActivityStore {
         return events
     }
 
+    /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry] {
         var entries: [HistoryEntry] = []
         let bound = before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude
@@ -128,10 +132,12 @@ public final class SQLiteActivityStore: ActivityStore {
         return entries
     }
 
+    /// The kept push-to-start token (``ActivityStore/pushToStartToken()``).
     public func pushToStartToken() throws -> String {
         try setting("pushToStartToken", orMake: PushToken.random)
     }
 
+    /// The kept event-log identity (``ActivityStore/logID()``).
     public func logID() throws -> String {
         try setting("logId", orMake: { UUID().uuidString.lowercased() })
     }
@@ -148,6 +154,7 @@ public final class SQLiteActivityStore: ActivityStore {
         return try setting(key, orMake: make)
     }
 
+    /// Every kept share link, live or recently ended (``ActivityStore/shares()``).
     public func shares() throws -> [Share] {
         let forgetBefore = clock().timeIntervalSince1970 - Share.tombstoneLifetime
         try database.transaction {
@@ -162,6 +169,7 @@ public final class SQLiteActivityStore: ActivityStore {
         return shares
     }
 
+    /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) throws {
         try database.transaction {
             try database.statement("INSERT OR REPLACE INTO shares (id, token_hash, activity_id, created_at, expires_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)")

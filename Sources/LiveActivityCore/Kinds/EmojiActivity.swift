@@ -15,7 +15,9 @@ import Foundation
 /// that wants the activity to go stale at the end gives `content.staleDate`.
 /// The server fetches `image` once and publishes the fitted thumbnail as the activity's `thumbnail`.
 public enum EmojiActivity: ActivityKind {
+    /// `"emoji"` (``ActivityKind/attributesType``).
     public static let attributesType = "emoji"
+    /// The Swift names an APNs `attributes-type` may use for this kind (``ActivityKind/swiftTypeNames``).
     public static let swiftTypeNames = ["EmojiAttributes", "EmojiActivityAttributes", "EmojiWidgetAttributes"]
 
     /// Longest `name`, in characters (grapheme clusters).
@@ -27,6 +29,8 @@ public enum EmojiActivity: ActivityKind {
     /// Most Unicode scalars in `emoji` (bounds what one "character" may pack: ZWJ sequences, combining marks).
     public static let maximumEmojiScalars = 64
 
+    /// Validates and normalises the attributes (``ActivityKind/attributes(from:field:)``).
+    /// - Throws: ``ProtocolError`` naming the bad field.
     public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         let reader = try FieldReader(value, path: field)
         let start = try date(reader, "startTime")
@@ -53,6 +57,8 @@ public enum EmojiActivity: ActivityKind {
         return .object(attributes)
     }
 
+    /// Validates and normalises a content state (``ActivityKind/state(from:field:)``).
+    /// - Throws: ``ProtocolError`` naming the bad field.
     public static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("emoji")

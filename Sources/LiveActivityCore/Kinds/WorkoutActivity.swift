@@ -15,9 +15,13 @@ public enum WorkoutActivity: ActivityKind {
         public var index: Int { Self.allCases.firstIndex(of: self)! }
     }
 
+    /// `"workout"` (``ActivityKind/attributesType``).
     public static let attributesType = "workout"
+    /// The Swift names an APNs `attributes-type` may use for this kind (``ActivityKind/swiftTypeNames``).
     public static let swiftTypeNames = ["WorkoutWidgetAttributes", "WorkoutAttributes"]
 
+    /// Validates a `content-state` in Swift `Codable` form: `workoutTimer` as `[lower, upper]` seconds since 2001 (``ActivityKind/state(fromCodable:field:)``).
+    /// - Throws: ``ProtocolError`` naming the key path that does not decode.
     public static func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("workoutTimer")
@@ -36,6 +40,8 @@ public enum WorkoutActivity: ActivityKind {
         return (encode(timer), timer)
     }
 
+    /// Validates and normalises the attributes (``ActivityKind/attributes(from:field:)``).
+    /// - Throws: ``ProtocolError`` naming the bad field.
     public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("workout")
@@ -58,6 +64,8 @@ public enum WorkoutActivity: ActivityKind {
         return .object(["workout": .string(workout.rawValue)])
     }
 
+    /// Validates and normalises a content state (``ActivityKind/state(from:field:)``).
+    /// - Throws: ``ProtocolError`` naming the bad field.
     public static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         guard let range = try reader.object("workoutTimer") else { throw .missing(reader.path("workoutTimer")) }
@@ -70,10 +78,12 @@ public enum WorkoutActivity: ActivityKind {
         return (encode(timer), timer)
     }
 
+    /// The state with its countdown replaced by `timer` (``ActivityKind/state(_:with:)``).
     public static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
         encode(timer)
     }
 
+    /// The state for a countdown of `seconds` from `now` (``ActivityKind/state(counting:from:)``).
     public static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
         let timer = TimerRange(start: now, end: now.addingTimeInterval(seconds))
         return (encode(timer), timer)

@@ -25,6 +25,7 @@ public struct AccessPolicy: Sendable {
             }
         }
 
+        /// Orders roles by what they may do, `unauthenticated` lowest.
         public static func < (a: Role, b: Role) -> Bool { a.rank < b.rank }
     }
 

@@ -71,6 +71,7 @@ public struct StoreConflict: Error, Sendable, CustomStringConvertible {
     /// Creates a conflict at `sequence`.
     public init(sequence: UInt64) { self.sequence = sequence }
 
+    /// A sentence naming the store's sequence.
     public var description: String { "another instance recorded events up to sequence \(sequence) first" }
 }
 
@@ -102,10 +103,12 @@ public final class InMemoryActivityStore: ActivityStore {
         self.logCapacity = logCapacity
     }
 
+    /// Restores every activity not dismissed and the last sequence (``ActivityStore/load()``).
     public func load() -> (activities: [Activity], sequence: UInt64) {
         (Array(activities.values), sequence)
     }
 
+    /// Records events, with the activities they leave, in one atomic step (``ActivityStore/record(_:)``).
     public func record(_ events: [ActivityEvent]) {
         for event in events {
             if event.kind == .dismissed {
@@ -120,20 +123,26 @@ public final class InMemoryActivityStore: ActivityStore {
         if log.count > logCapacity { log.removeFirst(log.count - logCapacity) }
     }
 
+    /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) -> [ActivityEvent]? {
         if sequence >= self.sequence { return [] }
         guard let first = log.first, first.sequence <= sequence + 1 else { return nil }
         return log.filter { $0.sequence > sequence }
     }
 
+    /// The kept push-to-start token (``ActivityStore/pushToStartToken()``).
     public func pushToStartToken() -> String { startToken }
 
+    /// The kept event-log identity (``ActivityStore/logID()``).
     public func logID() -> String { identity }
 
+    /// Every kept share link, live or recently ended (``ActivityStore/shares()``).
     public func shares() -> [Share] { Array(links.values) }
 
+    /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) { links[share.id] = share }
 
+    /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) -> [HistoryEntry] {
         let ordered = finished.sorted { ($0.endDate, $0.id) > ($1.endDate, $1.id) }
         return Array(ordered.lazy.filter { $0.isAfter(cursor: before, id: beforeId) }.prefix(limit))
