@@ -34,4 +34,11 @@ step "pytest Tests/integration"
 step "benchmark smoke (release build, 200 clients x 100 updates: zero loss, encode once)"
 bash Tests/bench/ci-smoke.sh
 
+step "fuzz the message decoder and the lifecycle (libFuzzer, 60 s on the checked-in corpus)"
+FUZZ_STRICT_ROLLBACK=1 bash Fuzz/run.sh 60
+
+step "integration tests under AddressSanitizer and ThreadSanitizer (fails on any sanitizer report)"
+# Timing-sensitive tests may be slow under the sanitizers; what this step judges is the sanitizers' reports.
+SANITIZER_REPORTS_ONLY=1 bash Tests/sanitizers.sh
+
 step "all tests passed"

@@ -5,6 +5,7 @@ import { Store } from "./store.js";
 import { TokenKeeper, sessionStore } from "./token.js";
 import { View } from "./view.js";
 import { EmojiKind } from "./kinds/emoji.js";
+import { SharesPanel } from "./shares.js";
 import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
 
 /** How long to wait for the server's first answer before hinting that something is wrong, in ms. */
@@ -21,6 +22,7 @@ const view = new View();
 const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message) => request(message),
   (text) => view.showError(text), () => store.serverNow(Date.now()));
 const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
+const shares = new SharesPanel((message) => send(message));
 const baseUrl = socketUrl(location);
 let nextRequestId = 1;
 let hintTimer = 0;
@@ -61,6 +63,8 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     if (result.roleChanged || message.type === "hello") onRole(store.role);
     if (result.changed) view.renderActivities(store.ordered());
     if (result.changed) emojiKind.render(store.ordered());
+    if (result.changed) shares.renderActivities(store.ordered());
+    shares.apply(message);
     if (result.error) onError(result.error);
     if (result.alert) view.showAlert(result.alert, message.activity);
     if (result.resync) send({ type: "list" });
@@ -98,6 +102,7 @@ function sayHello() {
 /** A role arrived (snapshot, hello reply, or the previous one on resume): ask for a better token if useful. */
 function onRole(role) {
   view.renderRole(role);
+  shares.setRole(role);
   if (role === "viewer") view.showTokenForm(TOKEN_TEXT.viewOnly);
   else if (role === "controller") view.hideTokenForm();
 }

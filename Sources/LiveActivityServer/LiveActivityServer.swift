@@ -57,8 +57,8 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     /// What a POST body is for.
     enum BodyTarget {
-        /// An APNs-shaped push to this token, answered with this `apns-id`.
-        case push(pushToken: String, apnsId: String)
+        /// An APNs-shaped push to this token, answered with this `apns-id`, sent with this `apns-priority`.
+        case push(pushToken: String, apnsId: String, priority: Int?)
         /// `POST /api/activities/{id}/shares`.
         case share(activityId: String)
         /// A request refused before its body: the body is read (and dropped) first, as HTTP/1.1 needs,
@@ -73,6 +73,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
     var shuttingDown = false
+    /// The push inspector's records and watchers (see Inspector/).
+    let inspector = Inspector()
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 

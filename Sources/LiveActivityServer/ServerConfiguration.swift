@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable {
     public var messagesPerSecond: Double = 20
     /// Messages a connection may send in one burst (token bucket capacity). Default 40.
     public var messageBurst: Double = 40
-    /// Refused messages in a row after which a flooding connection is closed with 1008. Default 100.
+    /// Messages refused within 10 s after which a flooding connection is closed with 1008. Default 100.
     public var rateLimitedBeforeClose: Int = 100
     /// Who may watch and who may control.
     public var access = AccessPolicy()
@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGracePeriod: TimeInterval = 1
     /// Remote images: the thumbnail cache folder and fetch limits (see ``ImageSettings``). Default: thumbnails off.
     public var images = ImageSettings()
+    /// Budget emulation for the push inspector (`--emulate-budget`; see ``BudgetEmulation``). Default off.
+    public var budget = BudgetEmulation()
 
     /// Creates a configuration serving `publicDirectory`, with every other value at its default.
     public init(publicDirectory: URL) {

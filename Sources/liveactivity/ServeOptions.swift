@@ -48,6 +48,12 @@ struct ServeOptions {
       --ping-interval S       seconds of silence before a WebSocket ping (default 30)
       --idle-timeout S        seconds of silence before a connection is dropped (default 75)
 
+    Push inspector (/inspector)
+      --emulate-budget        mark updates a device would throttle (the dashboard still shows them)
+      --budget-per-hour N     priority-10 pushes per hour before throttling (default 30; Apple publishes none)
+      --render-floor-seconds S
+                              shortest interval between rendered updates of one activity (default 15)
+
       --log-level LEVEL       debug, info (default: one line per event), notice, warning or error
       --log-format FORMAT     text (default) or json (one object per line); env LIVEACTIVITY_LOG_FORMAT
       --verbose               same as --log-level debug (every connection too)
@@ -142,6 +148,9 @@ struct ServeOptions {
             case "--burst": options.configuration.messageBurst = try number(minimum: 1)
             case "--ping-interval": options.configuration.pingIntervalSeconds = try whole(minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try whole(minimum: 2)
+            case "--emulate-budget": options.configuration.budget.enabled = true
+            case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try whole(minimum: 1)
+            case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try number(minimum: 0)
             case "--verbose": options.logLevel = .debug
             case "--log-level":
                 let text = try value()

@@ -102,3 +102,30 @@ struct ISODateTests {
         #expect(ISODate.parse("yesterday") == nil)
     }
 }
+
+/// Hostile input found by the hostile-client suite and the fuzzer: each must be a clear error, fast.
+struct HostileInputTests {
+    @Test func hugeRawValuesAreAnErrorNotATrap() throws {
+        for raw in ["1e300", "9223372036854775808", "1e19", "-1e300"] {
+            let message = ClientMessage.parse(Array(#"{"type":"start","attributes":{"workout":\#(raw)},"durationSeconds":5}"#.utf8))
+            guard case .failure(let error) = message.command else { Issue.record("\(raw) accepted"); continue }
+            #expect(error.field == "attributes.workout")
+        }
+    }
+
+    @Test func deepNestingIsRefusedAtOnce() {
+        let deep = #"{"type":"list","x":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "}"
+        let started = Date()
+        guard case .failure(let error) = ClientMessage.parse(Array(deep.utf8)).command else { Issue.record("accepted"); return }
+        #expect(error.code == .invalidJSON)
+        #expect(Date().timeIntervalSince(started) < 0.5)
+        let brackets = #"{"type":"list","note":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}"#
+        if case .failure = ClientMessage.parse(Array(brackets.utf8)).command { Issue.record("brackets in a string counted") }
+    }
+
+    @Test func datesBeyondTheYear3000AreAnError() throws {
+        #expect(throws: ProtocolError.self) { _ = try CodableDate.decode(.number(1e300), field: "d") }
+        #expect(throws: ProtocolError.self) { _ = try CodableDate.unix(1.7e12, field: "d") }
+        #expect(ISODate.format(Date(timeIntervalSince1970: 1e300)).hasSuffix("Z"))
+    }
+}

@@ -107,7 +107,7 @@ public struct ActivityCenter: Sendable {
         case .pause(let id): outcome = try pause(id, now: now)
         case .resume(let id): outcome = try resume(id, now: now)
         case .extend(let id, let seconds): outcome = try extend(id, by: seconds, now: now)
-        case .list, .catchUp, .history, .hello, .push, .share, .unshare, .shares: outcome = Outcome(events: [])
+        case .list, .catchUp, .history, .hello, .push, .share, .unshare, .shares, .inspect: outcome = Outcome(events: [])
         }
         outcome.events += advance(to: now)
         return outcome
@@ -153,17 +153,20 @@ public struct ActivityCenter: Sendable {
             }
             return Outcome(activityId: id, events: end(id, content: finalContent, policy: command.dismissalPolicy, reason: .request, now: now))
         case .all:
-            var events: [ActivityEvent] = []
-            var ids: [String] = []
+            // Resolve every final content before ending anything, so that a bad one changes nothing.
+            var plan: [(id: String, content: (ActivityContent, TimerRange?)?)] = []
             for activity in ordered {
                 var finalContent: (ActivityContent, TimerRange?)?
                 if let content = command.content, activity.activityState.isLive {
                     finalContent = try content.resolve(for: try kind(of: activity), now: now)
                 }
-                ids.append(activity.id)
-                events += end(activity.id, content: finalContent, policy: command.dismissalPolicy, reason: .request, now: now)
+                plan.append((activity.id, finalContent))
             }
-            return Outcome(activityIds: ids, events: events)
+            var events: [ActivityEvent] = []
+            for (id, content) in plan {
+                events += end(id, content: content, policy: command.dismissalPolicy, reason: .request, now: now)
+            }
+            return Outcome(activityIds: plan.map(\.id), events: events)
         }
     }
 

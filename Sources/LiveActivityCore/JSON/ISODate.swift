@@ -11,7 +11,9 @@ public enum ISODate {
 
     /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), rounded to the nearest millisecond.
     public static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Dates are validated to ISO-8601's four-digit years on input; clamp anyway so no value can trap.
+        let raw = (date.timeIntervalSince1970 * 1000).rounded()
+        let milliseconds = raw.isFinite ? Int64(max(-6.2e13, min(2.5e14, raw))) : 0
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let fraction = milliseconds - seconds * 1000
         var text = wholeSeconds.format(Date(timeIntervalSince1970: TimeInterval(seconds)))

@@ -54,7 +54,8 @@ public enum WorkoutActivity: ActivityKind {
             }
             workout = found
         case .number(let number):
-            guard number.rounded() == number, number >= 0, Int(number) < Workout.allCases.count else {
+            // Range first: converting a huge number (1e300) to Int would trap.
+            guard number.rounded() == number, number >= 0, number < Double(Workout.allCases.count) else {
                 throw .invalid(key, "raw value \(number) is not 0 (jogging), 1 (aerobics) or 2 (yoga)")
             }
             workout = Workout.allCases[Int(number)]

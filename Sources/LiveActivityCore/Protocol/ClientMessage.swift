@@ -26,22 +26,35 @@ public struct ClientMessage: Sendable {
         case unshare(shareId: String)
         /// `shares`: list the live links (of one activity, or all).
         case shares(activityId: String?)
-        /// `push`: an APNs Live Activity payload, as-is, addressed to a push token.
+        /// `push`: an APNs Live Activity payload, as-is, addressed to a push token. Its optional `priority`
+        /// (1, 5 or 10) is validated here and read by the inspector from ``ClientMessage/pushPriority``.
         case push(pushToken: String, payload: JSONValue)
         /// `catchUp`: send every event after `since` (or a reset snapshot when the log no longer has them, or
         /// `log` names another log).
         case catchUp(since: UInt64, log: String?)
         /// `history`: send finished activities, newest first.
         case history(HistoryQuery)
+        /// `inspect`: send the push inspector's records after `since` (all kept when `nil`), then every new
+        /// one as it happens (docs/PROTOCOL.md, "The push inspector").
+        case inspect(since: UInt64?)
     }
 
     /// The client's `requestId` (string or number), echoed in `ack` / `error`; `nil` when absent.
     public var requestId: JSONValue?
     /// The command, or why it was refused.
     public var command: Result<Command, ProtocolError>
+    /// The message as received (for the push inspector); `nil` when it is not JSON.
+    public var raw: JSONValue? = nil
+
+    /// A `push` message's `priority` (the `apns-priority` it would be sent with: 1, 5 or 10), validated by
+    /// ``parse(_:)``; `nil` when absent (APNs's default, 10).
+    public var pushPriority: Int? {
+        guard case .object(let object)? = raw, case .number(let priority)? = object["priority"] else { return nil }
+        return Int(priority)
+    }
 
     /// Every `type` the server accepts.
-    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push", "share", "unshare", "shares"]
+    public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push", "share", "unshare", "shares", "inspect"]
 
     /// Parses one text frame.
     ///
@@ -61,9 +74,9 @@ public struct ClientMessage: Sendable {
             }
         }
         do {
-            return ClientMessage(requestId: requestId, command: .success(try command(from: value)))
+            return ClientMessage(requestId: requestId, command: .success(try command(from: value)), raw: value)
         } catch {
-            return ClientMessage(requestId: requestId, command: .failure(error))
+            return ClientMessage(requestId: requestId, command: .failure(error), raw: value)
         }
     }
 
@@ -91,12 +104,17 @@ public struct ClientMessage: Sendable {
         case "shares": return .shares(activityId: try message.string("activityId", maxLength: 128))
         case "push":
             guard let pushToken = try message.string("pushToken", maxLength: 128) else { throw .missing("pushToken") }
+            let priority = try message.number("priority")
+            if let priority, ![1, 5, 10].contains(priority) {
+                throw .invalid("priority", "expected an apns-priority of 1, 5 or 10, got \(priority)")
+            }
             return .push(pushToken: pushToken, payload: try message.required("payload"))
         case "hello":
             guard let token = try message.string("token", maxLength: 512) else { throw .missing("token") }
             return .hello(token: token)
         case "catchUp": return .catchUp(since: try sequence(message, "since"), log: try message.string("log", maxLength: 64))
         case "history": return .history(try HistoryQuery(message))
+        case "inspect": return .inspect(since: try message.value("since").map { _ throws(ProtocolError) in try sequence(message, "since") })
         default:
             throw ProtocolError(.unknownType, field: "type",
                                 message: "type: unknown message type \"\(type)\"; expected one of \(types.joined(separator: ", "))")
@@ -109,7 +127,7 @@ extension ClientMessage.Command {
     public var isControl: Bool {
         switch self {
         case .start, .update, .end, .pause, .resume, .extend, .push, .share, .unshare, .shares: true
-        case .list, .hello, .catchUp, .history: false
+        case .list, .hello, .catchUp, .history, .inspect: false
         }
     }
 }
@@ -355,6 +373,7 @@ extension ClientMessage.Command {
         case .shares: "shares"
         case .catchUp: "catchUp"
         case .history: "history"
+        case .inspect: "inspect"
         }
     }
 }

@@ -39,6 +39,12 @@ public struct APNsPush: Sendable {
     /// Reads a payload.
     /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed.
     public static func parse(_ payload: JSONValue) throws(PushRejection) -> APNsPush {
+        // APNs measures the body it receives; a WebSocket `push` carries it re-encoded, measured the same way.
+        let size = (try? MessageEncoder.encoder.encode(payload).count) ?? 0
+        if size > maximumBytes {
+            throw PushRejection(status: 413, reason: "PayloadTooLarge",
+                                detail: "the payload is \(size) bytes encoded; Live Activity payloads may be at most \(maximumBytes) bytes")
+        }
         do throws(ProtocolError) {
             let root = try FieldReader(payload, path: "")
             guard let aps = try root.object("aps") else { throw ProtocolError.missing("aps") }
@@ -49,8 +55,8 @@ public struct APNsPush: Sendable {
             guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
             var push = APNsPush(event: event, timestamp: timestamp)
             push.contentState = aps.value("content-state")
-            push.staleDate = try aps.number("stale-date").map { Date(timeIntervalSince1970: $0) }
-            push.dismissalDate = try aps.number("dismissal-date").map { Date(timeIntervalSince1970: $0) }
+            push.staleDate = try aps.number("stale-date").map { seconds throws(ProtocolError) in try CodableDate.unix(seconds, field: "aps.stale-date") }
+            push.dismissalDate = try aps.number("dismissal-date").map { seconds throws(ProtocolError) in try CodableDate.unix(seconds, field: "aps.dismissal-date") }
             push.relevanceScore = try aps.number("relevance-score")
             push.attributesType = try aps.string("attributes-type", maxLength: 256)
             push.attributes = aps.value("attributes")
@@ -100,6 +106,33 @@ public struct PushRejection: Error, Sendable, Equatable {
         self.detail = detail
         self.field = field
     }
+}
+
+/// Why a push APNs would accept (HTTP 200) was ignored or dropped by the device, or applied with a warning:
+/// a stable name for each cause (the `cause` of `pushResult`, the `liveactivity-cause` header).
+public enum PushCause: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Applied, but its `stale-date` has already passed: iOS shows it as stale at once.
+    case staleDateInPast
+    /// `timestamp` not newer than the last applied push's (ignored).
+    case oldTimestamp
+    /// An update to an activity that has ended (ignored).
+    case activityEnded
+    /// `timestamp` more than 8 hours ahead of the device's clock (dropped).
+    case futureTimestamp
+    /// `content-state` does not decode as the `ContentState` (dropped); the detail names the key path.
+    case undecodableContentState
+    /// No `content-state` where one is needed (dropped).
+    case missingContentState
+    /// `attributes` do not decode as the `ActivityAttributes` (dropped); the detail names the key path.
+    case undecodableAttributes
+    /// `attributes-type` missing or naming no `ActivityAttributes` type of the app (dropped).
+    case unknownAttributesType
+    /// `attributes` and `content-state` swapped: one decodes as the other (dropped).
+    case swappedAttributesAndContentState
+    /// A `start` without an `alert` (dropped).
+    case missingAlert
+    /// The device would refuse it for another limit (too many activities, content too large).
+    case limitExceeded
 }
 
 /// What became of a push APNs would accept (HTTP 200): applied, or dropped or ignored by the device.

@@ -11,7 +11,15 @@ extension ActivityCenter {
         public var activityId: String?
         /// The events, in order (none unless applied).
         public var events: [ActivityEvent]
+        /// Why it was ignored or dropped, or what to beware of although it applied (``PushCause/staleDateInPast``).
+        public var cause: PushCause? = nil
+        /// For an applied push: what iOS would do that the sender may not expect (a stale date already past).
+        public var warning: String? = nil
     }
+
+    /// How far ahead of the device's clock a push `timestamp` may be: iOS drops pushes dated more than 8 hours
+    /// in the future (Apple DTS, forum thread 776165).
+    public static let maximumTimestampLead: TimeInterval = 8 * 3600
 
     /// The live activity addressed by `pushToken`, if any.
     public func activity(withPushToken pushToken: String) -> Activity? {
@@ -37,27 +45,76 @@ extension ActivityCenter {
             guard AccessPolicy.constantTimeEquals(pushToken, pushToStartToken) else {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "start pushes go to the push-to-start token (GET /api/push-to-start-token)")
             }
+            if let future = futureTimestamp(push, now: now, nil) { return future }
             outcome = startFromPush(push, now: now, newID: newID)
         case .update, .end:
             guard let activity = activity(withPushToken: pushToken) else {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.prefix(64))")
             }
+            if let future = futureTimestamp(push, now: now, activity) { return future }
             outcome = push.event == .update ? updateFromPush(push, activity, now: now) : endFromPush(push, activity, now: now)
         }
-        if outcome.verdict == .applied { outcome.events += advance(to: now) }
+        if outcome.verdict == .applied {
+            outcome.events += advance(to: now)
+            if push.event != .end, let stale = push.staleDate, stale <= now {
+                outcome.cause = .staleDateInPast
+                outcome.warning = "aps.stale-date \(Self.number(push.staleDate!.timeIntervalSince1970)) (\(ISODate.format(stale))) has already passed: "
+                    + "iOS applies the update but shows the activity as stale at once"
+            }
+        }
         return outcome
     }
 
+    /// A push dated more than ``maximumTimestampLead`` ahead of `now`: dropped, as iOS does.
+    private func futureTimestamp(_ push: APNsPush, now: Date, _ activity: Activity?) -> PushOutcome? {
+        let lead = push.timestamp - now.timeIntervalSince1970
+        guard lead > Self.maximumTimestampLead else { return nil }
+        var hint = ""
+        if push.timestamp > 1e11 { hint = " (it looks like milliseconds: send Unix seconds)" }
+        return dropped(.futureTimestamp, "aps.timestamp \(Self.number(push.timestamp)) is \(Self.hours(lead)) ahead of the device's clock; "
+                       + "iOS drops pushes dated more than 8 hours in the future\(hint)", activity)
+    }
+
+    /// Whether the push's `attributes` and `content-state` are swapped: one decodes as the other for `kind`.
+    private func swapped(_ push: APNsPush, kind: any ActivityKind.Type) -> String? {
+        if let state = push.contentState, (try? kind.attributes(from: state, field: "aps.content-state")) != nil {
+            return "aps.content-state decodes as \(kind.attributesType) attributes, not as its ContentState: "
+                + "attributes and content-state look swapped (content-state carries the dynamic part)"
+        }
+        if let attributes = push.attributes, (try? kind.state(fromCodable: attributes, field: "aps.attributes")) != nil {
+            return "aps.attributes decodes as the \(kind.attributesType) ContentState, not as its attributes: "
+                + "attributes and content-state look swapped (attributes carries the fixed part)"
+        }
+        return nil
+    }
+
+    /// A number as people write it (no `.0` for whole numbers).
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    private static func hours(_ seconds: TimeInterval) -> String {
+        seconds >= 86_400 * 365 ? String(format: "%.0f years", seconds / (86_400 * 365.25)) : String(format: "%.1f hours", seconds / 3600)
+    }
+
     private mutating func startFromPush(_ push: APNsPush, now: Date, newID: () -> String) -> PushOutcome {
-        guard let typeName = push.attributesType else { return dropped("aps.attributes-type is missing; iOS cannot tell which activity to start") }
+        guard let typeName = push.attributesType else {
+            return dropped(.unknownAttributesType, "aps.attributes-type is missing; iOS cannot tell which activity to start")
+        }
         guard let kind = ActivityKinds.kind(forPushType: typeName) else {
             let known = ActivityKinds.all.flatMap { [$0.attributesType] + $0.swiftTypeNames }.joined(separator: ", ")
-            return dropped("aps.attributes-type \"\(typeName.prefix(60))\" names no ActivityAttributes type here; known: \(known)")
+            return dropped(.unknownAttributesType, "aps.attributes-type \"\(typeName.prefix(60))\" names no ActivityAttributes type here; known: \(known)")
         }
-        guard push.alert != nil else { return dropped("aps.alert is missing: iOS drops start pushes without an alert") }
-        guard let attributesValue = push.attributes else { return dropped("aps.attributes is missing") }
+        guard push.alert != nil else { return dropped(.missingAlert, "aps.alert is missing: iOS drops start pushes without an alert") }
+        if let swapped = swapped(push, kind: kind) { return dropped(.swappedAttributesAndContentState, swapped) }
+        guard let attributesValue = push.attributes else { return dropped(.undecodableAttributes, "aps.attributes is missing") }
         do throws(ProtocolError) {
-            let attributes = try kind.attributes(from: attributesValue, field: "aps.attributes")
+            let attributes: JSONValue
+            do throws(ProtocolError) {
+                attributes = try kind.attributes(from: attributesValue, field: "aps.attributes")
+            } catch {
+                return dropped(.undecodableAttributes, error.message)
+            }
             let content = try content(push, kind: kind, required: true)!
             let id = newID()
             var outcome = try start(StartCommand(kind: kind, attributes: attributes, content: content), now: now, id: id,
@@ -70,17 +127,24 @@ extension ActivityCenter {
             }
             return PushOutcome(verdict: .applied, activityId: id, events: outcome.events)
         } catch {
-            return dropped(error.message)
+            return dropped(Self.cause(of: error), error.message)
         }
     }
 
     private mutating func updateFromPush(_ push: APNsPush, _ activity: Activity, now: Date) -> PushOutcome {
-        guard activity.activityState.isLive else { return ignored("the activity has ended; iOS ignores updates to ended activities", activity) }
+        guard activity.activityState.isLive else {
+            return ignored(.activityEnded, "the activity has ended; iOS ignores updates to ended activities", activity)
+        }
         if let last = activity.lastPushTimestamp, push.timestamp <= last {
-            return ignored("aps.timestamp \(push.timestamp) is not newer than the last applied push's (\(last)); iOS ignores it", activity)
+            return ignored(.oldTimestamp, "aps.timestamp \(Self.number(push.timestamp)) is not newer than the last applied push's (\(Self.number(last))); iOS ignores it", activity)
+        }
+        if let kind = try? kind(of: activity), let swapped = swapped(push, kind: kind) {
+            return dropped(.swappedAttributesAndContentState, swapped, activity)
         }
         do throws(ProtocolError) {
-            guard let content = try content(push, kind: try kind(of: activity), required: true) else { return dropped("aps.content-state is missing") }
+            guard let content = try content(push, kind: try kind(of: activity), required: true) else {
+                return dropped(.missingContentState, "aps.content-state is missing", activity)
+            }
             let saved = activities[activity.id]
             activities[activity.id]?.lastPushTimestamp = push.timestamp
             do {
@@ -91,7 +155,7 @@ extension ActivityCenter {
                 throw error
             }
         } catch {
-            return dropped(error.message, activity)
+            return dropped(Self.cause(of: error), error.message, activity)
         }
     }
 
@@ -110,7 +174,7 @@ extension ActivityCenter {
                 throw error
             }
         } catch {
-            return dropped(error.message, activity)
+            return dropped(Self.cause(of: error), error.message, activity)
         }
     }
 
@@ -126,11 +190,19 @@ extension ActivityCenter {
         return .resolved(ActivityContent(state: normalised, staleDate: push.staleDate, relevanceScore: push.relevanceScore ?? 0), timer)
     }
 
-    private func dropped(_ reason: String, _ activity: Activity? = nil) -> PushOutcome {
-        PushOutcome(verdict: .dropped(reason), activityId: activity?.id, events: [])
+    private func dropped(_ cause: PushCause, _ reason: String, _ activity: Activity? = nil) -> PushOutcome {
+        PushOutcome(verdict: .dropped(reason), activityId: activity?.id, events: [], cause: cause)
     }
 
-    private func ignored(_ reason: String, _ activity: Activity) -> PushOutcome {
-        PushOutcome(verdict: .ignored(reason), activityId: activity.id, events: [])
+    private func ignored(_ cause: PushCause, _ reason: String, _ activity: Activity) -> PushOutcome {
+        PushOutcome(verdict: .ignored(reason), activityId: activity.id, events: [], cause: cause)
+    }
+
+    /// The cause of a drop for an error from decoding or applying a push's content.
+    private static func cause(of error: ProtocolError) -> PushCause {
+        if error.code == .limitExceeded { return .limitExceeded }
+        if error.code == .missingField, error.field == "aps.content-state" { return .missingContentState }
+        if let field = error.field, field.hasPrefix("aps.attributes") { return .undecodableAttributes }
+        return .undecodableContentState
     }
 }

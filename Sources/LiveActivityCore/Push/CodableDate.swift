@@ -16,6 +16,23 @@ public enum CodableDate {
             }
             throw .wrongType(field, expected: "a number of seconds since 2001-01-01", got: value)
         }
+        guard abs(seconds) <= maximumMagnitude else {
+            throw .invalid(field, "\(seconds) seconds since 2001-01-01 is beyond the year 3000\(seconds > 1e11 ? " (milliseconds? Date wants seconds)" : "")")
+        }
         return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// Largest accepted magnitude, in seconds (about 1,000 years either side of the epoch): beyond it a
+    /// value is a mistake (milliseconds, microseconds), and date arithmetic on it could overflow.
+    public static let maximumMagnitude: TimeInterval = 3.2e10
+
+    /// A Unix-seconds date (APNs `timestamp`, `stale-date`, `dismissal-date`), range-checked like
+    /// ``decode(_:field:)``.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming `field`.
+    public static func unix(_ seconds: Double, field: String) throws(ProtocolError) -> Date {
+        guard abs(seconds) <= maximumMagnitude else {
+            throw .invalid(field, "\(seconds) Unix seconds is beyond the year 3000\(seconds > 1e11 ? " (milliseconds? APNs wants seconds)" : "")")
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 }

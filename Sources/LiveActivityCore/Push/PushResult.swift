@@ -12,6 +12,10 @@ public struct PushResult: Sendable, Equatable, Encodable {
     public var detail: String?
     /// The activity addressed or started, if any.
     public var activityId: String?
+    /// For status 200: the ``PushCause`` of an ignored or dropped push, or `staleDateInPast` for an applied one.
+    public var cause: String?
+    /// For an applied push: what iOS would do that the sender may not expect.
+    public var warning: String?
 
     /// A refusal.
     public init(_ rejection: PushRejection, apnsId: String) {
@@ -28,5 +32,7 @@ public struct PushResult: Sendable, Equatable, Encodable {
         verdict = outcome.verdict.name
         detail = outcome.verdict.reason
         activityId = outcome.activityId
+        cause = outcome.cause?.rawValue
+        warning = outcome.warning
     }
 }

@@ -66,6 +66,7 @@ public enum StoredActivity {
         if let object = try reader.object("alert"), let title = try object.string("title"), let body = try object.string("body") {
             alert = AlertConfiguration(title: title, body: body, sound: try object.string("sound"))
         }
+        guard sequence >= 0, sequence < 9.0e15, sequence.rounded() == sequence else { throw .invalid("event.sequence", "not a sequence number") }
         return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText), alert: alert)
     }
 

@@ -30,8 +30,14 @@ extension LiveActivityServer {
             return refuse(wsi, id: id, PushResult(PushRejection(status: 403, reason: "InvalidProviderToken",
                 detail: "send the controller token as authorization: bearer …"), apnsId: apnsId))
         }
+        let priorityText = customHeader(wsi, "apns-priority")
+        let priority = priorityText.flatMap { Int($0) }
+        if priorityText != nil, ![1, 5, 10].contains(priority ?? 0) {
+            return refuse(wsi, id: id, PushResult(PushRejection(status: 400, reason: "BadPriority",
+                detail: "apns-priority must be 1, 5 or 10"), apnsId: apnsId))
+        }
         httpBodies[id] = []
-        bodyTargets[id] = .push(pushToken: String(path.dropFirst(prefix.count)), apnsId: apnsId)
+        bodyTargets[id] = .push(pushToken: String(path.dropFirst(prefix.count)), apnsId: apnsId, priority: priority)
         return 0
     }
 
@@ -50,28 +56,35 @@ extension LiveActivityServer {
     func bodyComplete(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
         let body = httpBodies.removeValue(forKey: id) ?? []
         switch bodyTargets.removeValue(forKey: id) {
-        case .push(let pushToken, let apnsId)?: return pushBodyComplete(wsi, id: id, body: body, pushToken: pushToken, apnsId: apnsId)
+        case .push(let pushToken, let apnsId, let priority)?:
+            return pushBodyComplete(wsi, id: id, body: body, pushToken: pushToken, apnsId: apnsId, priority: priority)
         case .share(let activityId)?: return shareBodyComplete(wsi, id: id, body: body, activityId: activityId)
         case .refused(let status, let answer, let headers)?: return respond(wsi, id: id, status: status, body: answer, headers: headers)
         case nil: return -1
         }
     }
 
-    private func pushBodyComplete(_ wsi: OpaquePointer, id: UInt64, body: [UInt8], pushToken: String, apnsId: String) -> Int32 {
+    private func pushBodyComplete(_ wsi: OpaquePointer, id: UInt64, body: [UInt8], pushToken: String, apnsId: String, priority: Int?) -> Int32 {
+        let refusal: PushRejection
         if body.isEmpty {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "PayloadEmpty", detail: "the request has no body"), apnsId: apnsId))
+            refusal = PushRejection(status: 400, reason: "PayloadEmpty", detail: "the request has no body")
+        } else if body.count > APNsPush.maximumBytes {
+            refusal = PushRejection(status: 413, reason: "PayloadTooLarge",
+                                    detail: "Live Activity payloads may be at most \(APNsPush.maximumBytes) bytes")
+        } else {
+            do {
+                let payload = try JSONValue.parse(body)
+                return answer(wsi, id: id, applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId, priority: priority))
+            } catch {
+                refusal = PushRejection(status: 400, reason: "BadPayload", detail: error.message)
+            }
         }
-        if body.count > APNsPush.maximumBytes {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 413, reason: "PayloadTooLarge",
-                detail: "Live Activity payloads may be at most \(APNsPush.maximumBytes) bytes"), apnsId: apnsId))
-        }
-        let payload: JSONValue
-        do {
-            payload = try JSONValue.parse(body)
-        } catch {
-            return answer(wsi, id: id, PushResult(PushRejection(status: 400, reason: "BadPayload", detail: error.message), apnsId: apnsId))
-        }
-        return answer(wsi, id: id, applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId))
+        // Refused before there is a payload: the inspector shows the body as text.
+        let result = PushResult(refusal, apnsId: apnsId)
+        let text = body.count > APNsPush.maximumBytes ? "(more than \(APNsPush.maximumBytes) bytes)" : String(decoding: body, as: UTF8.self)
+        inspectPush(.string(text), pushToken: pushToken, result: result, events: [], priority: priority, transport: "http",
+                    requestId: nil, at: clock())
+        return answer(wsi, id: id, result)
     }
 
     /// Writes a push answer the way APNs does.
@@ -100,6 +113,8 @@ extension LiveActivityServer {
         if let verdict = result.verdict { headers.append(("liveactivity-verdict", verdict)) }
         if let detail = result.detail { headers.append(("liveactivity-detail", detail)) }
         if let activityId = result.activityId { headers.append(("liveactivity-activity-id", activityId)) }
+        if let cause = result.cause { headers.append(("liveactivity-cause", cause)) }
+        if let warning = result.warning { headers.append(("liveactivity-warning", warning)) }
         var body: [UInt8] = []
         if result.status != 200 {
             var object: [String: JSONValue] = ["reason": .string(result.reason ?? "BadRequest")]

@@ -39,6 +39,7 @@ extension LiveActivityServer {
         sessionData.storeBytes(of: id, as: UInt64.self)
         let path = requestPath(wsi) ?? ""
         if let rendered = renderRequest(wsi, id: id, path: path) { return rendered }
+        if let inspected = inspectorRequest(wsi, id: id, path: path) { return inspected }
         if path == "/3" || path.hasPrefix("/3/") { return pushRequest(wsi, id: id, path: path) }
         if path.hasPrefix(ActivityThumbnail.pathPrefix) { return imageRequest(wsi, id: id, path: path) }
         if path.hasPrefix(Self.sharePath) { return sharePage(wsi, id: id, path: path) }

@@ -46,6 +46,14 @@ extension LiveActivityServer {
             return respondHTML(wsi, id: id, status: 405, html: renderer.notFoundDocument(id: "", options: options, now: requestTime))
         }
         var now = requestTime
+        // `at=ISO-8601`: the activity as it was then (its last logged event at or before it), rendered at that instant.
+        let atText = queryArgument(wsi, "at")
+        let at = atText.flatMap(ISODate.parse)
+        if let atText, at == nil {
+            return respondHTML(wsi, id: id, status: 400, html: renderer.notFoundDocument(
+                id: "(at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \(atText.prefix(40)))", options: options, now: requestTime))
+        }
+        if let at { now = at }
         if let text = queryArgument(wsi, "now") {
             guard let fixed = ISODate.parse(text) else {
                 return respondHTML(wsi, id: id, status: 400, html: renderer.notFoundDocument(
@@ -70,11 +78,11 @@ extension LiveActivityServer {
                 id: String(parts.count > 2 ? parts[2] : ""), options: options, now: requestTime))
         }
         let activityId = String(parts[2])
-        let fixedInstant = queryArgument(wsi, "now") != nil
+        let fixedInstant = queryArgument(wsi, "now") != nil || at != nil
         options.live = !fixedInstant && queryArgument(wsi, "live") != "0"
         let nonce = options.live ? Digest.randomToken(bytes: 18) : nil
         options.nonce = nonce
-        guard let activity = center.activities[activityId] ?? dismissedActivity(activityId) else {
+        guard let activity = at.map({ activity(activityId, asOf: $0) }) ?? center.activities[activityId] ?? dismissedActivity(activityId) else {
             return respondHTML(wsi, id: id, status: 404, html: renderer.notFoundDocument(id: activityId, options: options, now: now),
                                scriptNonce: nonce)
         }
@@ -133,12 +141,14 @@ extension LiveActivityServer {
     /// which `lws_add_http_header_status` adds and which forbid inline styles and framing), and queues the body.
     /// - Parameter scriptNonce: the nonce the document's one inline script carries, or nil for no script.
     /// - Returns: nonzero to close the connection.
-    func respondHTML(_ wsi: OpaquePointer, id: UInt64, status: UInt32, html: String, scriptNonce: String? = nil) -> Int32 {
+    /// - Parameter contentSecurityPolicy: another policy than the renderings' (the inspector page's).
+    func respondHTML(_ wsi: OpaquePointer, id: UInt64, status: UInt32, html: String, scriptNonce: String? = nil,
+                     contentSecurityPolicy: String? = nil) -> Int32 {
         let body = Array(html.utf8)
         let script = scriptNonce.map { "'nonce-\($0)'" } ?? "'none'"
         let headers: [(String, String)] = [
-            ("content-security-policy:", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-                + "script-src \(script); connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'"),
+            ("content-security-policy:", contentSecurityPolicy ?? ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                + "script-src \(script); connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'")),
             ("x-content-type-options:", "nosniff"),
             ("referrer-policy:", "no-referrer"),
             ("cache-control:", "no-store"),

@@ -20,7 +20,7 @@ final class LWSContextResources {
     let protocols: UnsafeMutablePointer<lws_protocols>
     let extensions: UnsafeMutablePointer<lws_extension>
     /// Paths answered by our callback rather than by files.
-    static let dynamicMountpoints = ["/api", "/metrics", "/healthz", "/3", "/s", "/activities", "/gallery", "/images"]
+    static let dynamicMountpoints = ["/api", "/metrics", "/healthz", "/3", "/s", "/activities", "/gallery", "/images", "/inspector"]
 
     /// The mounts, chained: the dynamic ones (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>

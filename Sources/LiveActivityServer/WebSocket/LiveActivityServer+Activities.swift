@@ -6,6 +6,8 @@ import LiveActivityCore
 extension LiveActivityServer {
     /// Answers one parsed client message: `ack` / `error` to the sender, events to everyone.
     func handle(_ message: ClientMessage, from session: Session) {
+        var answer: MessageAnswer?
+        defer { inspectMessage(message, answer: answer, from: session) }
         let command: ClientMessage.Command
         switch message.command {
         case _ where session.scope != nil:
@@ -26,7 +28,8 @@ extension LiveActivityServer {
                  message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
             return
         case .success(.push(let pushToken, let payload)):
-            let result = applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString)
+            let result = applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString, priority: message.pushPriority,
+                                   transport: "websocket", requestId: message.requestId)
             send(.pushResult(requestId: message.requestId, result: result), to: session)
             return
         case .success(.share(let activityId, let expiresIn)):
@@ -51,6 +54,9 @@ extension LiveActivityServer {
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
             return
+        case .success(.inspect(let since)):
+            subscribeInspector(session, since: since, requestId: message.requestId)
+            return
         case .success(.catchUp(let since, let log)):
             resume(session, since: since, log: log, requestId: message.requestId)
             return
@@ -72,12 +78,15 @@ extension LiveActivityServer {
                 return (outcome, outcome.events)
             }
         } catch let error as ProtocolError {
+            answer = .failure(error)
             send(.error(requestId: message.requestId, error), to: session)
             return
         } catch {
+            answer = .failure(storageUnavailable(error))
             send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
             return
         }
+        answer = .success(outcome)
         send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
         broadcast(outcome.events, at: now)
         requestThumbnails(for: outcome.events)
@@ -102,26 +111,34 @@ extension LiveActivityServer {
     ///   - payload: the JSON payload (`{"aps":{…}}`).
     ///   - pushToken: the token it is addressed to.
     ///   - apnsId: the `apns-id` to answer with.
+    ///   - priority: the `apns-priority` (1, 5, 10; `nil` = 10), for the inspector's budget emulation.
+    ///   - transport: `http` or `websocket`, and the WebSocket `requestId`, for the inspector.
     /// - Returns: what APNs would answer and what the device would do.
-    func applyPush(payload: JSONValue, pushToken: String, apnsId: String) -> PushResult {
+    func applyPush(payload: JSONValue, pushToken: String, apnsId: String, priority: Int? = nil,
+                   transport: String = "http", requestId: JSONValue? = nil) -> PushResult {
         let now = clock()
-        let outcome: ActivityCenter.PushOutcome
+        let result: PushResult
+        var events: [ActivityEvent] = []
         do {
             let push = try APNsPush.parse(payload)
-            outcome = try change { center in
+            let outcome = try change { center in
                 let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
                                                    newID: { UUID().uuidString })
                 return (outcome, outcome.events)
             }
+            broadcast(outcome.events, at: now)
+            requestThumbnails(for: outcome.events)
+            scheduleTimer(now: now)
+            events = outcome.events
+            result = PushResult(outcome, apnsId: apnsId)
         } catch let rejection as PushRejection {
-            return PushResult(rejection, apnsId: apnsId)
+            result = PushResult(rejection, apnsId: apnsId)
         } catch {
-            return PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
+            result = PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
         }
-        broadcast(outcome.events, at: now)
-        requestThumbnails(for: outcome.events)
-        scheduleTimer(now: now)
-        return PushResult(outcome, apnsId: apnsId)
+        inspectPush(payload, pushToken: pushToken, result: result, events: events, priority: priority, transport: transport,
+                    requestId: requestId, at: now)
+        return result
     }
 
     /// Computes a change from the current state with `body` and records its events; only then does the

@@ -6,6 +6,9 @@ import LiveActivityCore
 extension LiveActivityServer {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
+    /// Seconds over which rate-limit refusals are counted towards closing a flooding client.
+    static let refusalWindow: TimeInterval = 10
+
     /// Close code 1013, "try again later" (RFC 6455 §7.4.1 registry), for clients too slow to keep up.
     static let tryAgainLater = lws_close_status(rawValue: 1013)
 
@@ -140,18 +143,22 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// Applies the per-connection rate limit; a client that keeps flooding is closed with 1008.
+    /// Applies the per-connection rate limit; a client with ``ServerConfiguration/rateLimitedBeforeClose``
+    /// messages refused within ``refusalWindow`` seconds keeps flooding and is closed with 1008 (the bucket
+    /// lets one message through now and then, so refusals are counted over a window, not in a row).
     /// - Returns: whether the message may be handled.
     private func admitMessage(_ session: Session) -> Bool {
-        if session.bucket.take(at: clock()) {
-            session.rateLimitedInARow = 0
-            return true
+        let now = clock()
+        if session.bucket.take(at: now) { return true }
+        if now.timeIntervalSince(session.refusalWindowStart) > Self.refusalWindow {
+            session.refusalWindowStart = now
+            session.refusals = 0
         }
-        session.rateLimitedInARow += 1
-        if session.rateLimitedInARow >= configuration.rateLimitedBeforeClose {
+        session.refusals += 1
+        if session.refusals >= configuration.rateLimitedBeforeClose {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
             closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s")
-        } else if session.rateLimitedInARow == 1 || session.rateLimitedInARow % 10 == 0 {
+        } else if session.refusals == 1 || session.refusals % 10 == 0 {
             send(.error(requestId: nil, ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }

@@ -32,8 +32,9 @@ final class Session {
     var resumeLog: String?
     /// Limits how fast the client may send messages.
     var bucket: TokenBucket
-    /// Messages refused by the rate limit in a row.
-    var rateLimitedInARow = 0
+    /// Messages refused by the rate limit in the current window, and when that window began.
+    var refusals = 0
+    var refusalWindowStart = Date.distantPast
     /// Bytes queued in `outbox` and not yet written.
     private(set) var queuedBytes = 0
 

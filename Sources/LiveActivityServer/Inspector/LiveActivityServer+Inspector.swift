@@ -1,0 +1,352 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+
+/// The push inspector: every push and client message with its verdict, raw payload, decoded state, date lens
+/// and diff, kept in memory (the last ``Inspector/capacity``), served as `GET /api/inspections`, streamed to
+/// connections that sent `inspect`, and shown by the page `/inspector`. Service thread only.
+extension LiveActivityServer {
+    /// How ``handle(_:from:)`` answered a message that reached the change path: its outcome, or the error.
+    typealias MessageAnswer = Result<ActivityCenter.Outcome, ProtocolError>
+
+    /// Largest raw payload kept per record, in encoded bytes.
+    static let inspectedRawLimit = 16 * 1024
+
+    // MARK: Hooks
+
+    /// Records one client message once it is answered. `answer` is the outcome of a change (ack or error);
+    /// `nil` for messages answered before (refusals, reads, pushes — those are recorded by ``inspectPush``).
+    func inspectMessage(_ message: ClientMessage, answer: MessageAnswer?, from session: Session) {
+        let now = clock()
+        var typeName = "invalid"
+        if case .object(let object)? = message.raw, case .string(let type)? = object["type"] { typeName = String(type.prefix(64)) }
+        var verdict = "answered"
+        var cause: String?
+        var detail: String?
+        var events: [ActivityEvent] = []
+        var activityId: String?
+        var alert: AlertConfiguration?
+        switch message.command {
+        case .failure(let error):
+            (verdict, cause, detail) = ("refused", error.code.rawValue, error.message)
+        case .success(let command):
+            if case .inspect = command { return }
+            activityId = Self.activityId(of: command)
+            if case .update(let update) = command { alert = update.alert }
+            if let answer {
+                switch answer {
+                case .success(let outcome):
+                    verdict = "applied"
+                    events = outcome.events
+                    activityId = outcome.activityId ?? activityId
+                case .failure(let error):
+                    (verdict, cause, detail) = ("refused", error.code.rawValue, error.message)
+                }
+            } else if session.scope != nil {
+                (verdict, cause, detail) = ("refused", ProtocolError.Code.forbidden.rawValue, "a share link is read-only: it can only watch")
+            } else if case .hello = command {
+                verdict = "answered"
+            } else if session.role == .unauthenticated {
+                (verdict, cause, detail) = ("refused", ProtocolError.Code.unauthorized.rawValue, "present a token first with hello")
+            } else if command.isControl, session.role < .controller {
+                (verdict, cause, detail) = ("refused", ProtocolError.Code.forbidden.rawValue, "\(command.name) needs the controller role")
+            } else if case .push = command {
+                return  // recorded by inspectPush with its PushResult
+            }
+        }
+        var raw = message.raw
+        if typeName == "hello", case .object(var object)? = raw, object["token"] != nil {
+            object["token"] = .string("(hidden)")
+            raw = .object(object)
+        }
+        var record = Inspection(id: 0, at: now, source: "message", transport: "websocket", type: typeName, event: nil,
+                                requestId: message.requestId, pushToken: nil, apnsId: nil, priority: nil, activityId: activityId,
+                                status: nil, verdict: verdict, cause: cause, detail: detail, warning: nil, raw: Self.kept(raw),
+                                decoded: nil, dates: raw.map { DateLens.message($0, now: now) } ?? [], diff: nil, noOp: false,
+                                events: [], throttled: nil)
+        describe(&record, events: events, alert: alert, priorityTen: false, now: now)
+        publish(record)
+    }
+
+    /// Records one APNs-shaped push with what APNs would answer and what the device would do.
+    func inspectPush(_ payload: JSONValue, pushToken: String, result: PushResult, events: [ActivityEvent], priority: Int?,
+                     transport: String, requestId: JSONValue?, at now: Date) {
+        var event: String?
+        if case .object(let root) = payload, case .object(let aps)? = root["aps"], case .string(let name)? = aps["event"] {
+            event = String(name.prefix(16))
+        }
+        let activityId = result.activityId ?? center.activity(withPushToken: pushToken)?.id
+        var record = Inspection(id: 0, at: now, source: "push", transport: transport, type: "push", event: event, requestId: requestId,
+                                pushToken: String(pushToken.prefix(128)), apnsId: result.apnsId, priority: priority,
+                                activityId: activityId, status: result.status,
+                                verdict: result.status == 200 ? (result.verdict ?? "applied") : "refused",
+                                cause: result.cause ?? result.reason, detail: result.detail, warning: result.warning,
+                                raw: Self.kept(payload), decoded: nil, dates: DateLens.push(payload, now: now), diff: nil,
+                                noOp: false, events: [], throttled: nil)
+        describe(&record, events: events, alert: events.first { $0.kind == .updated }?.alert, priorityTen: (priority ?? 10) == 10, now: now)
+        publish(record)
+    }
+
+    /// Fills in the decoded content, the diff, the no-op flag, the events and the budget emulation.
+    private func describe(_ record: inout Inspection, events: [ActivityEvent], alert: AlertConfiguration?, priorityTen: Bool, now: Date) {
+        record.events = events.map { Inspection.EventRef(event: $0.kind.rawValue, sequence: $0.sequence, activityId: $0.activity.id) }
+        if let id = record.activityId {
+            let activity = events.last(where: { $0.activity.id == id })?.activity ?? center.activities[id]
+            record.decoded = activity.flatMap { JSONValue.encoding($0.content) }
+        }
+        let changed = [ActivityEvent.Kind.updated, .paused, .resumed, .extended, .ended]
+        var seen: Set<String> = []
+        for event in events where !seen.contains(event.activity.id) && (changed.contains(event.kind) || event.kind == .started || event.kind == .scheduled) {
+            seen.insert(event.activity.id)
+            let id = event.activity.id
+            let after = JSONValue.encoding(event.activity.content)
+            if id == record.activityId, changed.contains(event.kind) {
+                if let before = inspector.contents[id] ?? previousContent(of: id, before: event.sequence) {
+                    let diff = Inspector.diff(before, after)
+                    record.diff = diff
+                    record.noOp = event.kind == .updated && diff.isEmpty && alert == nil
+                }
+                if event.kind == .updated {
+                    record.throttled = inspector.throttling(configuration.budget, activityId: id, priorityTen: priorityTen, now: now)
+                }
+            }
+        }
+        for event in events {
+            if event.kind == .dismissed {
+                inspector.contents[event.activity.id] = nil
+            } else {
+                inspector.contents[event.activity.id] = JSONValue.encoding(event.activity.content)
+            }
+        }
+        if inspector.contents.count > 4 * max(64, configuration.maximumLiveActivities) {
+            inspector.contents = inspector.contents.filter { center.activities[$0.key] != nil }
+        }
+    }
+
+    /// Keeps a record and sends it to every connection that sent `inspect`.
+    private func publish(_ record: Inspection) {
+        let kept = inspector.append(record)
+        guard !inspector.subscribers.isEmpty else { return }
+        let frame = Frame(Self.inspectionMessage(kept, requestId: nil))
+        for id in inspector.subscribers {
+            guard let session = sessions[id], session.closing == nil else {
+                inspector.subscribers.remove(id)
+                continue
+            }
+            if enqueue(frame, to: session) { lws_callback_on_writable(session.wsi) }
+        }
+    }
+
+    /// `{"type":"inspection","inspection":{…}}`.
+    static func inspectionMessage(_ record: Inspection, requestId: JSONValue?) -> [UInt8] {
+        struct Message: Encodable {
+            let type = "inspection"
+            let requestId: JSONValue?
+            let inspection: Inspection
+        }
+        return Array((try? Inspector.encoder.encode(Message(requestId: requestId, inspection: record))) ?? Data())
+    }
+
+    /// Answers `inspect`: the records after `since`, one `inspection` message each, then `ack`; new records
+    /// follow as they happen.
+    func subscribeInspector(_ session: Session, since: UInt64?, requestId: JSONValue?) {
+        for record in inspector.records(after: since) {
+            enqueue(Frame(Self.inspectionMessage(record, requestId: nil)), to: session)
+        }
+        inspector.subscribers.insert(session.id)
+        send(.ack(requestId: requestId, activityId: nil, activityIds: nil), to: session)
+    }
+
+    /// The raw value to keep: as is, or a note when it is too large.
+    private static func kept(_ raw: JSONValue?) -> JSONValue? {
+        guard let raw else { return nil }
+        let size = (try? Inspector.encoder.encode(raw).count) ?? 0
+        return size > inspectedRawLimit ? .string("(\(size) bytes: too large to keep)") : raw
+    }
+
+    /// The activity a command names, if one.
+    private static func activityId(of command: ClientMessage.Command) -> String? {
+        switch command {
+        case .update(let update): update.activityId
+        case .end(let end): if case .one(let id) = end.target { id } else { nil }
+        case .pause(let id), .resume(let id), .extend(let id, _), .share(let id, _): id
+        case .shares(let id): id
+        default: nil
+        }
+    }
+
+    // MARK: Event log
+
+    /// The event log's events, far enough back to hold `activityId`'s first event when the log still has it.
+    func logEvents(for activityId: String) -> [ActivityEvent] {
+        let newest = center.sequence
+        var best: [ActivityEvent] = []
+        for back: UInt64 in [2_000, 20_000, .max] {
+            let from = newest > back ? newest - back : 0
+            guard let events = try? store.events(after: from) else { continue }
+            let own = events.filter { $0.activity.id == activityId }
+            best = own
+            if own.first.map({ $0.kind == .started || $0.kind == .scheduled }) == true || from == 0 { break }
+        }
+        return best
+    }
+
+    /// The content of `activityId` in its last logged event before `sequence`.
+    private func previousContent(of activityId: String, before sequence: UInt64) -> JSONValue? {
+        let from = sequence > 500 ? sequence - 500 : 0
+        guard let events = try? store.events(after: from) else { return nil }
+        return events.last { $0.activity.id == activityId && $0.sequence < sequence }.flatMap { JSONValue.encoding($0.activity.content) }
+    }
+
+    /// When each event happened: as seen by the request that caused it, else the date the event is about
+    /// (start, stale date, countdown end, end, dismissal), else the previous event's time (`approximate`).
+    func timed(_ events: [ActivityEvent]) -> [(event: ActivityEvent, at: Date, approximate: Bool)] {
+        var result: [(event: ActivityEvent, at: Date, approximate: Bool)] = []
+        var previous: Date?
+        for event in events {
+            let activity = event.activity
+            var at = inspector.time(ofEvent: event.sequence)
+            if at == nil {
+                switch event.kind {
+                case .started: at = activity.startDate
+                case .stale: at = activity.content.staleDate
+                case .timerFinished: at = activity.timer?.end
+                case .ended: at = activity.endDate
+                case .dismissed: at = activity.dismissalDate
+                case .paused: at = activity.timer?.pausedAt
+                default: at = nil
+                }
+            }
+            let approximate = at == nil
+            var time = at ?? previous ?? activity.startDate
+            if let previous, time < previous { time = previous }
+            previous = time
+            result.append((event, time, approximate))
+        }
+        return result
+    }
+
+    /// `activityId` as it was at `instant`: the activity of its last logged event at or before then; `nil`
+    /// before it started (or when the log no longer has it and it is not live).
+    func activity(_ activityId: String, asOf instant: Date) -> Activity? {
+        let events = timed(logEvents(for: activityId))
+        if events.isEmpty {
+            guard let live = center.activities[activityId], live.startDate <= instant else { return nil }
+            return live
+        }
+        return events.last { $0.at <= instant }?.event.activity
+    }
+
+    // MARK: HTTP
+
+    /// Answers the inspector's dynamic paths: `/inspector` (the page), `GET /api/inspections`,
+    /// `GET /api/activities/{id}/timeline`; nil for any other path.
+    /// - Returns: nonzero to close the connection, or nil to let the caller route the request.
+    func inspectorRequest(_ wsi: OpaquePointer, id: UInt64, path: String) -> Int32? {
+        if path == "/inspector" || path == "/inspector/" { return inspectorPage(wsi, id: id) }
+        let timelineSuffix = "/timeline"
+        guard path == "/api/inspections" || (path.hasPrefix("/api/activities/") && path.hasSuffix(timelineSuffix)) else { return nil }
+        guard header(wsi, WSI_TOKEN_GET_URI) != nil else {
+            return respond(wsi, id: id, status: 405, body: ServerMessage.error(requestId: nil, ProtocolError(.invalidField, field: "method",
+                           message: "method: only GET is allowed here")).encoded())
+        }
+        let role = configuration.access.role(presenting: presentedToken(wsi))
+        guard let role, role != .unauthenticated else {
+            return respond(wsi, id: id, status: 401, body: ServerMessage.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
+                message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)")).encoded())
+        }
+        if path == "/api/inspections" {
+            var since: UInt64?
+            if let text = queryArgument(wsi, "since") {
+                guard let number = UInt64(text) else {
+                    return respond(wsi, id: id, status: 400, body: ServerMessage.error(requestId: nil,
+                        ProtocolError.invalid("since", "expected a whole number from 0 up, got \"\(text.prefix(20))\"")).encoded())
+                }
+                since = number
+            }
+            var records = Array(inspector.records(after: since))
+            if let activity = queryArgument(wsi, "activityId") { records = records.filter { $0.activityId == activity } }
+            struct Body: Encodable {
+                let type = "inspections"
+                let serverTime: Date
+                let budgetEmulation: Bool
+                let inspections: [Inspection]
+            }
+            let body = (try? Inspector.encoder.encode(Body(serverTime: clock(), budgetEmulation: configuration.budget.enabled, inspections: records))) ?? Data()
+            return respond(wsi, id: id, status: 200, body: Array(body))
+        }
+        let activityId = String(path.dropFirst("/api/activities/".count).dropLast(timelineSuffix.count))
+        guard let timeline = timeline(of: activityId) else {
+            return respond(wsi, id: id, status: 404, body: ServerMessage.error(requestId: nil, ProtocolError(.unknownActivity, field: "id",
+                message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")).encoded())
+        }
+        return respond(wsi, id: id, status: 200, body: Array((try? Inspector.encoder.encode(timeline)) ?? Data()))
+    }
+
+    /// One activity's life on a time axis.
+    struct Timeline: Encodable {
+        struct Point: Encodable {
+            var sequence: UInt64
+            var event: String
+            var at: Date
+            var approximate: Bool
+            var activityState: String
+        }
+        struct Push: Encodable {
+            var inspectionId: UInt64
+            var at: Date
+            var type: String
+            var event: String?
+            var verdict: String
+            var cause: String?
+            var noOp: Bool
+            var throttled: Bool
+        }
+        let type = "timeline"
+        var activityId: String
+        var serverTime: Date
+        var startDate: Date
+        /// When the 8-hour limit ends it, if it is still live then.
+        var capDate: Date
+        var staleDate: Date?
+        var endDate: Date?
+        var dismissalDate: Date?
+        var activityState: String
+        /// The axis: from the first event to the last one (or now, while live).
+        var from: Date
+        var to: Date
+        var events: [Point]
+        var inspections: [Push]
+    }
+
+    /// The timeline of `activityId` from the event log and the inspector's records; nil when unknown.
+    func timeline(of activityId: String) -> Timeline? {
+        let events = timed(logEvents(for: activityId))
+        guard let latest = events.last?.event.activity ?? center.activities[activityId] else { return nil }
+        let now = clock()
+        let records = inspector.records.filter { $0.activityId == activityId }
+        let points = events.map { Timeline.Point(sequence: $0.event.sequence, event: $0.event.kind.rawValue, at: $0.at,
+                                                 approximate: $0.approximate, activityState: $0.event.activity.activityState.rawValue) }
+        let pushes = records.map { Timeline.Push(inspectionId: $0.id, at: $0.at, type: $0.type, event: $0.event, verdict: $0.verdict,
+                                                 cause: $0.cause, noOp: $0.noOp, throttled: $0.throttled != nil) }
+        let first = [events.first?.at, records.first?.at, latest.startDate].compactMap { $0 }.min() ?? now
+        var last = [events.last?.at, records.last?.at].compactMap { $0 }.max() ?? now
+        if latest.activityState.isLive || latest.activityState == .ended { last = max(last, now) }
+        if last <= first { last = first.addingTimeInterval(1) }
+        return Timeline(activityId: activityId, serverTime: now, startDate: latest.startDate,
+                        capDate: latest.startDate.addingTimeInterval(Lifetime.maximumActive), staleDate: latest.content.staleDate,
+                        endDate: latest.endDate, dismissalDate: latest.dismissalDate, activityState: latest.activityState.rawValue,
+                        from: first, to: last, events: points, inspections: pushes)
+    }
+
+    /// `/inspector`: Public/inspector.html with a policy that lets it frame the renderings (same origin).
+    private func inspectorPage(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
+        let file = configuration.publicDirectory.appendingPathComponent("inspector.html")
+        guard let html = try? String(contentsOf: file, encoding: .utf8) else {
+            return respond(wsi, id: id, status: 404, body: Array("no inspector.html in the public folder\n".utf8), contentType: "text/plain")
+        }
+        return respondHTML(wsi, id: id, status: 200, html: html, contentSecurityPolicy:
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
+            + "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    }
+}
