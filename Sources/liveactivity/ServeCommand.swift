@@ -9,6 +9,10 @@ enum ServeCommand {
     /// Parses options, opens the store, starts the server and blocks until a signal stops it.
     /// - Returns: 0 after a clean stop, 1 if the server cannot start, 2 on a usage error.
     static func run(_ arguments: [String]) -> Int32 {
+        // Before any thread exists: SIGINT and SIGTERM stay pending until a thread takes them with
+        // sigwait, so a signal that arrives at any moment (even right after the URL line) is never lost.
+        var termination = terminationSignals()
+        pthread_sigmask(SIG_BLOCK, &termination, nil)
         let options: ServeOptions
         do {
             guard let parsed = try ServeOptions.parse(arguments, environment: ProcessInfo.processInfo.environment) else {
@@ -53,9 +57,8 @@ enum ServeCommand {
         }
         do {
             let server = try LiveActivityServer(configuration: configuration, store: store, logger: logger)
-            // Signals are caught before anything is printed, so a SIGTERM right after the URL line still
-            // stops the server cleanly (the server's stop is safe before and during start).
-            let signals = stopOnSignals(server)
+            // The server's stop is safe before, during and after start.
+            stopOnSignals(server, termination)
             let boundPort = try server.start()
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let scheme = configuration.usesTLS ? "https" : "http"
@@ -66,7 +69,6 @@ enum ServeCommand {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }
             server.waitUntilStopped()
-            withExtendedLifetime(signals) {}
             return 0
         } catch {
             printError("liveactivity serve: \(error)")
@@ -74,14 +76,24 @@ enum ServeCommand {
         }
     }
 
-    /// Stops the server on SIGINT or SIGTERM; the returned sources must be kept alive.
-    private static func stopOnSignals(_ server: LiveActivityServer) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { server.stop() }
-            source.resume()
-            return source
+    /// SIGINT and SIGTERM.
+    private static func terminationSignals() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        return set
+    }
+
+    /// Stops the server when SIGINT or SIGTERM arrives (blocked in every thread, taken here with sigwait).
+    private static func stopOnSignals(_ server: LiveActivityServer, _ signals: sigset_t) {
+        let thread = Thread {
+            var set = signals
+            var number: Int32 = 0
+            sigwait(&set, &number)
+            server.stop()
         }
+        thread.name = "signals"
+        thread.start()
     }
 }
