@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as _ws_connect
+from schema_check import validate_server
 
 Message = dict[str, Any]
 Predicate = Callable[[Message], bool]
@@ -59,6 +60,8 @@ async def recv_json(ws: ClientConnection, timeout: float = DEFAULT_TIMEOUT) -> M
     msg = json.loads(raw)
     assert isinstance(msg, dict), f"expected a JSON object, got {raw[:200]}"
     assert isinstance(msg.get("type"), str), f"message without a string 'type': {raw[:200]}"
+    # Every message the server sends in the integration tests must match its JSON Schema (docs/schemas).
+    validate_server(msg)
     return msg
 
 
