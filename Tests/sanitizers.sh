@@ -59,6 +59,7 @@ for san in "${SANITIZERS[@]}"; do
     # LeakSanitizer stays on for the server (a leak report at exit fails the test's clean-exit check).
     LIVEACTIVITY_BIN="$bin" LIVEACTIVITY_ARTIFACTS="$artifacts" LIVEACTIVITY_SANITIZER="$san" \
     ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}" \
+    LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0}" \
     TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1}" \
     SWIFT_BACKTRACE=enable=no \
         .venv/bin/python -m pytest "${PYTEST_ARGS[@]}" -q -rfE -p no:cacheprovider \

@@ -31,6 +31,9 @@ public final class SQLiteActivityStore: ActivityStore {
     private let retention: Retention
     private let clock: @Sendable () -> Date
     private var recordsSincePrune = 0
+    /// An exclusive `flock` on `<directory>/liveactivity.lock`, held while the store is open: a second
+    /// server on the same data directory is refused (the kernel releases it when the process dies).
+    private let lockDescriptor: Int32
     /// The file's path.
     public let path: String
 
@@ -45,6 +48,7 @@ public final class SQLiteActivityStore: ActivityStore {
     public init(directory: URL, retention: Retention = Retention(), durability: Durability = .full,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        lockDescriptor = try Self.lock(directory)
         path = directory.appendingPathComponent("liveactivity.sqlite").path
         database = try Database(path: path)
         self.retention = retention
@@ -178,6 +182,19 @@ public final class SQLiteActivityStore: ActivityStore {
                       share.endedAt.map { .double($0.timeIntervalSince1970) } ?? .null)
                 .run()
         }
+    }
+
+    deinit { close(lockDescriptor) }
+
+    private static func lock(_ directory: URL) throws -> Int32 {
+        let path = directory.appendingPathComponent("liveactivity.lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw SQLiteError(code: 5, connection: nil, sql: nil, message: "the data directory \(directory.path) is in use by another liveactivity server")
+        }
+        return descriptor
     }
 
     /// Deletes events older than the retention age or beyond the retention count.

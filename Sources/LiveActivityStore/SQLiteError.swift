@@ -14,6 +14,12 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         "SQLite error \(code) (\(message))" + (sql.map { " in: \($0.prefix(80))" } ?? "")
     }
 
+    init(code: Int32, connection: OpaquePointer?, sql: String? = nil, message: String) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
     init(code: Int32, connection: OpaquePointer?, sql: String? = nil) {
         self.code = code
         if let connection, let text = sqlite3_errmsg(connection) {

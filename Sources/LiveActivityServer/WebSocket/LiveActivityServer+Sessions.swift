@@ -170,6 +170,7 @@ extension LiveActivityServer {
     func writable(session id: UInt64, wsi: OpaquePointer) -> Int32 {
         guard let session = sessions[id] else { return -1 }
         if let frame = session.next() {
+            session.lastWritten = frame
             if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
             metrics.messagesSent += 1
             metrics.bytesSent += frame.count

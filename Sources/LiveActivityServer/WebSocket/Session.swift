@@ -45,6 +45,11 @@ final class Session {
         self.bucket = bucket
     }
 
+    /// The frame written last. permessage-deflate may go on reading a written payload on later
+    /// POLLOUTs (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`: it is
+    /// kept until the next write or the end of the session.
+    var lastWritten: Frame?
+
     /// Frames queued and not yet written (ticks excluded).
     var queued: Int { outbox.count - head }
 
