@@ -25,15 +25,15 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Jobs for the service thread from other threads.
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
-    private let serviceThread = Mutex<pthread_t?>(nil)
+    private let serviceThread = Locked<pthread_t?>(nil)
 
     /// Whether the caller runs on the service thread (for preconditions and tests).
     var isOnServiceThread: Bool {
         serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
     /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
-    private let liveContext = Mutex<ContextHandle?>(nil)
-    private let startupResult = Mutex<Result<Int, ServerError>?>(nil)
+    private let liveContext = Locked<ContextHandle?>(nil)
+    private let startupResult = Locked<Result<Int, ServerError>?>(nil)
     private let started = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 

@@ -11,7 +11,7 @@ final class ServiceInbox: Sendable {
     typealias Job = @Sendable (LiveActivityServer) -> Void
 
     /// {lock} pending jobs, and whether a wake-up is already on its way.
-    private let state = Mutex<(jobs: [Job], wakePending: Bool)>(([], false))
+    private let state = Locked<(jobs: [Job], wakePending: Bool)>(([], false))
 
     /// Queues a job.
     /// - Returns: whether the caller must wake the service thread.
