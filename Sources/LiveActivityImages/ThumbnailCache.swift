@@ -23,7 +23,7 @@ public final class ThumbnailCache: Sendable {
     }
 
     /// {lock} every complete key in the folder.
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     /// Opens (creating it if needed) the folder and indexes what it holds; incomplete sets and leftover
     /// temporary files are removed.

@@ -38,7 +38,7 @@ public final class ThumbnailService: Sendable {
     }
 
     /// {lock} requests under way and failures remembered.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Opens the cache folder.
     /// - Parameters:

@@ -1,15 +1,15 @@
 import CLibWebSockets
 import Foundation
-import Synchronization
+import LiveActivityCore
 
 /// Where libwebsockets' own log lines go (process-wide, as `lws_set_log_level` is): the last error is kept
 /// to explain terse connection failures (lws reports a failed certificate check only in its log), and
 /// every line is echoed to standard error when asked.
 enum LibraryLog {
     /// {lock} The last error line lws logged, without its timestamp; taken by ``takeLastError()``.
-    private static let lastError = Mutex<String?>(nil)
+    private static let lastError = Locked<String?>(nil)
     /// {lock} Whether to echo each line to standard error.
-    private static let echo = Mutex(false)
+    private static let echo = Locked(false)
 
     /// Routes lws errors and warnings here.
     /// - Parameter echoToStandardError: also print every line (`--verbose`).

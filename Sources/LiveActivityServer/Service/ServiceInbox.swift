@@ -1,4 +1,4 @@
-import Synchronization
+import LiveActivityCore
 
 /// Work handed to the lws service thread from other threads, with one coalesced wake-up per batch.
 ///

@@ -4,17 +4,17 @@ import Foundation
 ///
 /// Uses `NSLock` (a pthread mutex), which ThreadSanitizer understands; the Synchronization module's
 /// `Mutex` is futex-based on Linux and shows up as false data races in the sanitizer runs. Thread-safe.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     /// {lock} the value.
     private var value: Value
     private let lock = NSLock()
 
     /// Wraps `value`.
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
     /// - Returns: what `body` returns.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
