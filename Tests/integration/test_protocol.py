@@ -403,6 +403,54 @@ BAD_TIMER_CONTENT = {"state": {"workoutTimer": {"start": "2026-11-29T17:00:00Z",
 REVERSED_TIMER_CONTENT = {"state": {"workoutTimer": {"start": "2026-11-29T17:10:00Z", "end": "2026-11-29T17:00:00Z"}},
                           "staleDate": None, "relevanceScore": 0}
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
+_NOW = now()
+
+
+def _timer_content(start: str, end: str, stale: str | None = None, paused: str | None = None) -> dict:
+    state: dict = {"workoutTimer": {"start": start, "end": end}}
+    if paused is not None:
+        state["pausedAt"] = paused
+    return {"state": state, "staleDate": stale, "relevanceScore": 0}
+
+
+def _start_with(content: dict, **extra) -> dict:
+    return {"type": "start", "requestId": "bad", "attributes": {"workout": "yoga"}, "content": content, **extra}
+
+
+_SOON, _LATER = iso(_NOW), iso(_NOW + timedelta(minutes=10))
+# Dates that do not exist, and real dates outside the window (12 h back, 366 days ahead; docs/PROTOCOL.md).
+BAD_DATES = [
+    ("date-feb-30", _start_with(_timer_content(_SOON, "2026-02-30T10:00:00Z")), "invalid_field",
+     "content.state.workoutTimer.end"),
+    ("date-24-61", _start_with(_timer_content("2026-11-29T24:61:00Z", _LATER)), "invalid_field",
+     "content.state.workoutTimer.start"),
+    ("date-second-60", _start_with(_timer_content(_SOON, _LATER, stale="2026-11-29T23:59:60Z")), "invalid_field",
+     "content.staleDate"),
+    ("date-year-9999", _start_with(_timer_content(_SOON, "9999-12-31T23:59:59Z")), "invalid_field",
+     "content.state.workoutTimer.end"),
+    ("date-year-0001", _start_with(_timer_content("0001-01-01T00:00:00Z", _LATER)), "invalid_field",
+     "content.state.workoutTimer.start"),
+    ("date-stale-two-years", _start_with(_timer_content(_SOON, _LATER, stale=iso(_NOW + timedelta(days=731)))),
+     "invalid_field", "content.staleDate"),
+    ("date-stale-last-week", _start_with(_timer_content(_SOON, _LATER, stale=iso(_NOW - timedelta(days=7)))),
+     "invalid_field", "content.staleDate"),
+    ("date-paused-year-0001", _start_with(_timer_content(_SOON, _LATER, paused="0001-01-01T00:00:00Z")),
+     "invalid_field", "content.state.pausedAt"),
+    ("date-start-year-9999", start_msg(rid="bad", startDate="9999-01-01T00:00:00Z"), "invalid_field", "startDate"),
+    ("date-start-feb-29-2027", start_msg(rid="bad", startDate="2027-02-29T10:00:00Z"), "invalid_field", "startDate"),
+    ("date-update-year-9999", {"type": "update", "requestId": "bad", "activityId": "$ID",
+                               "content": _timer_content(_SOON, "9999-01-01T00:00:00Z")},
+     "invalid_field", "content.state.workoutTimer.end"),
+    ("date-dismissal-year-0001", {"type": "end", "requestId": "bad", "activityId": "$ID",
+                                  "dismissalPolicy": {"after": "0001-01-01T00:00:00Z"}}, "invalid_field",
+     "dismissalPolicy.after"),
+    ("date-dismissal-apr-31", {"type": "end", "requestId": "bad", "activityId": "$ID",
+                               "dismissalPolicy": {"after": "2026-04-31T10:00:00Z"}}, "invalid_field",
+     "dismissalPolicy.after"),
+    ("date-emoji-end-year-2999", {"type": "start", "requestId": "bad", "attributesType": "emoji",
+                                  "attributes": {"startTime": _SOON, "endTime": "2999-01-01T00:00:00Z", "name": "x"},
+                                  "content": {"state": {"emoji": "x"}}}, "invalid_field", "attributes.endTime"),
+]
 
 # (id, message: str (raw text) or dict (JSON), code, field(s) or None). "$ID" is replaced by a real activity id.
 BAD_INPUT = [
@@ -438,7 +486,7 @@ BAD_INPUT = [
      "invalid_field", "dismissalPolicy"),
     ("end-bad-after", {"type": "end", "requestId": "bad", "activityId": "$ID", "dismissalPolicy": {"after": "soon"}},
      "invalid_field", "dismissalPolicy.after"),
-]
+] + BAD_DATES
 
 
 def _subst(obj, aid):
@@ -475,6 +523,36 @@ def test_bad_input_gives_error_and_changes_nothing(server, case):
             assert after["activities"][0]["content"] == started["activity"]["content"]
             assert after["activities"][0]["activityState"] == "active"
             await expect_silence(b, 0.2)  # no event was broadcast
+    run(body())
+
+
+def test_date_errors_say_what_is_wrong(server):
+    """An impossible date says which part does not exist; a date out of the window says how far off it is."""
+    async def body():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            cases = [
+                (_start_with(_timer_content(_SOON, "2026-02-30T10:00:00Z")),
+                 'content.state.workoutTimer.end: "2026-02-30T10:00:00Z" is not a real date and time: '
+                 "day 30 does not exist in February 2026"),
+                (start_msg(rid="bad", startDate="2026-11-29T24:61:00Z"),
+                 'startDate: "2026-11-29T24:61:00Z" is not a real date and time: hour 24 does not exist'),
+                (_start_with(_timer_content(_SOON, "9999-12-31T23:59:59Z")),
+                 "content.state.workoutTimer.end: the date is 7973 years in the future"),
+                (start_msg(rid="bad", startDate="0001-01-01T00:00:00Z"), "startDate: the date is 2026 years in the past"),
+            ]
+            for i, (msg, text) in enumerate(cases):
+                msg["requestId"] = i
+                await send_json(ws, msg)
+                err = await recv_non_tick(ws)
+                check_error(err, "invalid_field", None, i)
+                assert err["message"].startswith(text), err
+            # Within the window: a stale date an hour ago is accepted (stale at once), a start a month ahead is pending.
+            await send_json(ws, _start_with(_timer_content(_SOON, _LATER, stale=iso(now() - timedelta(hours=1))),
+                                            requestId="ok1"))
+            assert (await recv_until(ws, lambda m: m.get("requestId") == "ok1"))["type"] == "ack"
+            await send_json(ws, start_msg(rid="ok2", startDate=iso(now() + timedelta(days=30))))
+            assert (await recv_until(ws, lambda m: m.get("requestId") == "ok2"))["type"] == "ack"
     run(body())
 
 

@@ -19,6 +19,7 @@ import re
 import shutil
 import urllib.error
 import urllib.request
+from datetime import datetime, timedelta, timezone
 from io import BytesIO
 from pathlib import Path
 
@@ -40,7 +41,10 @@ ARTIFACTS = Path(os.environ.get("LIVEACTIVITY_ARTIFACTS", REPO / "Tests" / "arti
 UPDATE = os.environ.get("UPDATE_REFERENCE") == "1"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-NOW = "2030-06-01T12:00:00Z"  # fixed, and later than the tests run, so the server keeps them running
+# A fixed time of day two days after the tests run: later than they run, so the server keeps the activities
+# running, and inside the window of dates the server accepts (at most 366 days ahead, docs/PROTOCOL.md).
+DAY = (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%d")
+NOW = f"{DAY}T12:00:00Z"
 WORKOUTS = ["jogging", "aerobics", "yoga"]
 STATES = ["active", "stale", "paused", "pending", "ended", "long-timer"]
 PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded"]
@@ -194,11 +198,11 @@ def test_live_activity_renderings_match_reference_pngs(server, browser):
     """Real activities with explicit dates, rendered at a fixed instant with ?now=, against the reference PNGs."""
     ids = run(start_activities(server.ws_url, {
         "active": {"attributes": {"workout": "jogging"},
-                   "content": timer("2030-06-01T11:59:40Z", "2030-06-01T12:00:50Z")},
+                   "content": timer(f"{DAY}T11:59:40Z", f"{DAY}T12:00:50Z")},
         "stale": {"attributes": {"workout": "aerobics"},
-                  "content": timer("2030-06-01T11:59:00Z", "2030-06-01T12:00:30Z", stale="2030-06-01T11:59:55Z")},
+                  "content": timer(f"{DAY}T11:59:00Z", f"{DAY}T12:00:30Z", stale=f"{DAY}T11:59:55Z")},
         "hour": {"attributes": {"workout": "yoga"},
-                 "content": timer("2030-06-01T11:59:00Z", "2030-06-01T13:02:03Z")},
+                 "content": timer(f"{DAY}T11:59:00Z", f"{DAY}T13:02:03Z")},
     }))
     shots = {}
     for name, activity_id in ids.items():
@@ -224,13 +228,13 @@ def test_live_activity_renderings_match_reference_pngs(server, browser):
 def test_renderings_are_complete_without_javascript(server, browser_without_scripts):
     """Fetched with urllib and shown in Chromium with scripts disabled: name and remaining time are there."""
     ids = run(start_activities(server.ws_url, {
-        "yoga": {"attributes": {"workout": "yoga"}, "content": timer("2030-06-01T12:00:00Z", "2030-06-01T12:01:10Z")},
+        "yoga": {"attributes": {"workout": "yoga"}, "content": timer(f"{DAY}T12:00:00Z", f"{DAY}T12:01:10Z")},
         "live": {"attributes": {"workout": "jogging"}, "durationSeconds": 600},
         "ended": {"attributes": {"workout": "aerobics"}, "durationSeconds": 600,
                   "then": [("end", {"dismissalPolicy": "default"})]},
     }))
     for presentation in PRESENTATIONS:
-        status, headers, document = get(f"{server.url}/activities/{ids['yoga']}/render/{presentation}?now=2030-06-01T12:00:20Z")
+        status, headers, document = get(f"{server.url}/activities/{ids['yoga']}/render/{presentation}?now={DAY}T12:00:20Z")
         assert status == 200 and headers["content-type"].startswith("text/html")
         text = visible_text(document)
         assert "Yoga" in text and "0:50" in text, (presentation, text)

@@ -97,7 +97,8 @@ public struct ActivityCenter: Sendable {
     ///   - newID: makes the id of a started activity (its push token is random).
     /// - Returns: the activity named, and the events caused, in order.
     /// - Throws: ``ProtocolError`` (`unknown_activity`, `activity_ended`, `invalid_state`, `limit_exceeded`,
-    ///   `invalid_field`); nothing has changed when it throws.
+    ///   `invalid_field`, also for a date outside the ``DateWindow`` around `now`); nothing has changed when it
+    ///   throws.
     public mutating func apply(_ command: ClientMessage.Command, now: Date, newID: () -> String) throws(ProtocolError) -> Outcome {
         var outcome: Outcome
         switch command {
@@ -118,6 +119,10 @@ public struct ActivityCenter: Sendable {
         guard live < maximumLive else {
             throw ProtocolError(.limitExceeded, field: nil,
                                 message: "too many activities: \(live) are live and the limit is \(maximumLive); end one first")
+        }
+        try DateWindow.check(command.startDate, field: "startDate", now: now)
+        for (field, date) in command.kind.dates(inAttributes: command.attributes, field: "attributes") {
+            try DateWindow.check(date, field: field, now: now)
         }
         let begin = max(command.startDate ?? now, now)
         let (content, timer) = try command.content.resolve(for: command.kind, now: begin)
@@ -141,6 +146,9 @@ public struct ActivityCenter: Sendable {
     }
 
     mutating func end(_ command: EndCommand, now: Date) throws(ProtocolError) -> Outcome {
+        if case .after(let date) = command.dismissalPolicy {
+            try DateWindow.check(date, field: "dismissalPolicy.after", now: now)
+        }
         switch command.target {
         case .one(let id):
             guard let activity = activities[id] else { throw unknown(id) }

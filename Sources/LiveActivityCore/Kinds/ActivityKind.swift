@@ -38,6 +38,21 @@ public protocol ActivityKind: Sendable {
     /// `state` with its countdown replaced by `timer` (for pause, resume and extend).
     /// Only called for states whose kind reported a countdown.
     static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue
+
+    /// The key of the countdown inside the state (`workoutTimer`), for naming its dates in errors.
+    static var timerKey: String { get }
+
+    /// The dates among normalised `attributes` (``attributes(from:field:)``'s result), each with its dotted
+    /// path under `field`, for ``DateWindow`` to check.
+    static func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)]
+}
+
+extension ActivityKind {
+    /// `"timer"`: kinds with a countdown name their own key.
+    public static var timerKey: String { "timer" }
+
+    /// None: kinds with date attributes list them.
+    public static func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] { [] }
 }
 
 /// The registry of built-in activity kinds.

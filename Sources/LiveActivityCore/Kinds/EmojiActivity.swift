@@ -88,6 +88,15 @@ public enum EmojiActivity: ActivityKind {
         state
     }
 
+    /// `startTime` and `endTime` (``ActivityKind/dates(inAttributes:field:)``).
+    public static func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] {
+        guard case .object(let object) = attributes else { return [] }
+        return ["startTime", "endTime"].compactMap { key in
+            guard case .string(let text)? = object[key], let date = ISODate.parse(text) else { return nil }
+            return (field.isEmpty ? key : "\(field).\(key)", date)
+        }
+    }
+
     /// Checks that `text` is an absolute `http`/`https` URL with a host and no user info.
     /// - Throws: ``ProtocolError`` `invalid_field` naming `field`.
     public static func checkImageURL(_ text: String, field: String) throws(ProtocolError) {

@@ -19,6 +19,8 @@ public enum WorkoutActivity: ActivityKind {
     public static let attributesType = "workout"
     /// The Swift names an APNs `attributes-type` may use for this kind (``ActivityKind/swiftTypeNames``).
     public static let swiftTypeNames = ["WorkoutWidgetAttributes", "WorkoutAttributes"]
+    /// `"workoutTimer"` (``ActivityKind/timerKey``).
+    public static let timerKey = "workoutTimer"
 
     /// Validates a `content-state` in Swift `Codable` form: `workoutTimer` as `[lower, upper]` seconds since 2001 (``ActivityKind/state(fromCodable:field:)``).
     /// - Throws: ``ProtocolError`` naming the key path that does not decode.

@@ -209,8 +209,9 @@ public enum ContentInput: Sendable {
     }
 
     /// Resolves the input into content for an activity of `kind`.
-    /// - Parameter now: the current time (UTC), the start of a `duration` countdown.
-    /// - Throws: ``ProtocolError`` naming the bad field.
+    /// - Parameter now: the current time (UTC), the start of a `duration` countdown, and the centre of the
+    ///   ``DateWindow`` that a whole `content`'s dates (countdown, pause, stale date) must lie in.
+    /// - Throws: ``ProtocolError`` naming the bad field (`invalid_field` for a date outside the window).
     public func resolve(for kind: any ActivityKind.Type, now: Date) throws(ProtocolError) -> (ActivityContent, TimerRange?) {
         switch self {
         case .resolved(let content, let timer):
@@ -227,6 +228,9 @@ public enum ContentInput: Sendable {
             let (state, timer) = try kind.state(from: received, field: content.path("state"))
             let staleDate = try content.date("staleDate")
             let relevance = try content.number("relevanceScore") ?? 0
+            let timerField = content.path("state") + "." + kind.timerKey
+            try DateWindow.check(timer, field: timerField, pausedField: content.path("state") + ".pausedAt", now: now)
+            try DateWindow.check(staleDate, field: content.path("staleDate"), now: now)
             return (ActivityContent(state: state, staleDate: staleDate, relevanceScore: relevance), timer)
         }
     }

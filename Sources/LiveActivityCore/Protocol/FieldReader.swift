@@ -63,12 +63,17 @@ public struct FieldReader: Sendable {
     }
 
     /// An ISO-8601 date string, or `nil` when absent or null.
+    /// - Throws: ``ProtocolError`` `invalid_field` when it is not a string laid out as an ISO-8601 date-time,
+    ///   or names a date or time that does not exist (`2026-02-30`, `24:61`); the message says which part.
     public func date(_ key: String) throws(ProtocolError) -> Date? {
         guard let value = value(key) else { return nil }
-        guard case .string(let text) = value, let date = ISODate.parse(text) else {
-            throw .invalid(path(key), "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(Self.show(value))")
+        let expected = "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(Self.show(value))"
+        guard case .string(let text) = value else { throw .invalid(path(key), expected) }
+        switch ISODate.read(text) {
+        case .success(let date): return date
+        case .failure(.notISO8601): throw .invalid(path(key), expected)
+        case .failure(.impossible(let reason)): throw .invalid(path(key), "\(Self.show(value)) is not a real date and time: \(reason)")
         }
-        return date
     }
 
     /// A nested object, or `nil` when absent.
