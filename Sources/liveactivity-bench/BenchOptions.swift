@@ -9,7 +9,10 @@ struct BenchOptions {
     connection, sends M `update`s whose alert body carries a sequence number and a send timestamp, and
     measures when every client receives each `activity` `updated` event.
 
-      --server URL           ws://HOST:PORT/ws of the server (plain ws only)
+      --server URL           ws://HOST:PORT/ws of the server (plain ws only); repeat it to spread the
+                             watching clients round-robin over several instances (e.g. a --cluster)
+      --publish-server URL   where the controller connects (default: the first --server); with a
+                             different instance, every update crosses the cluster's Redis hop
       --token T              controller token (sent as ?token=); omit for a server without tokens
       --viewer-token T       token for the N watching clients (default: none)
       --clients N            watching connections (default 100)
@@ -21,7 +24,8 @@ struct BenchOptions {
       --deflate on|off       offer permessage-deflate (default off)
       --ticks on|off         on: a 600 s countdown runs, so the server ticks every second (default);
                              off: the countdown is already over, no ticks (exact encode counts)
-      --server-pid PID       read the server's VmRSS and CPU time from /proc/PID
+      --server-pid PID       read the server's VmRSS and CPU time from /proc/PID (the first --server's
+                             process; its /metrics give the broadcast counters)
       --dials K              connection attempts in flight at once (default 128)
       --quiet-timeout S      stop waiting once nothing arrived for S seconds (default 3)
       --drain-timeout S      stop waiting S seconds after the last update was sent (default 30)
@@ -33,12 +37,27 @@ struct BenchOptions {
     and every client connected, 1 otherwise, 2 on a usage error.
     """
 
-    /// Server address, parsed from `--server`.
-    var host = "127.0.0.1"
-    /// Server TCP port.
-    var port = 0
-    /// WebSocket path, `/ws` by default.
-    var path = "/ws"
+    /// One server's WebSocket address, parsed from a `ws://HOST:PORT/PATH` URL.
+    struct Endpoint: Hashable {
+        var host: String
+        /// TCP port, 1…65535.
+        var port: Int
+        /// WebSocket path, `/ws` by default.
+        var path: String
+
+        /// The URL again, for the output.
+        var url: String { "ws://\(host):\(port)\(path)" }
+    }
+
+    /// Where the watching clients connect (one or more `--server`s, used round-robin); never empty
+    /// after ``parse(_:)``.
+    var servers: [Endpoint] = []
+    /// Where the controller connects (`--publish-server`, default the first of ``servers``).
+    var publishServer = Endpoint(host: "127.0.0.1", port: 0, path: "/ws")
+    /// The first server: the one ``ServerProbe`` reads (`--server-pid`, `/metrics`).
+    var host: String { servers.first?.host ?? publishServer.host }
+    /// The first server's TCP port.
+    var port: Int { servers.first?.port ?? publishServer.port }
     var controllerToken: String?
     var viewerToken: String?
     /// Watching connections (the controller is one more).
@@ -74,7 +93,8 @@ struct BenchOptions {
     /// - Throws: ``UsageError`` naming the bad option or value.
     static func parse(_ arguments: [String]) throws -> BenchOptions? {
         var options = BenchOptions()
-        var serverURL: String?
+        var serverURLs: [String] = []
+        var publishURL: String?
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             func value() throws -> String {
@@ -103,7 +123,8 @@ struct BenchOptions {
                 }
             }
             switch argument {
-            case "--server": serverURL = try value()
+            case "--server": serverURLs.append(try value())
+            case "--publish-server": publishURL = try value()
             case "--token": options.controllerToken = try value()
             case "--viewer-token": options.viewerToken = try value()
             case "--clients", "-n": options.clients = try whole(minimum: 1)
@@ -124,23 +145,23 @@ struct BenchOptions {
             default: throw UsageError(message: "unknown option \"\(argument)\"")
             }
         }
-        guard let serverURL else { throw UsageError(message: "--server ws://HOST:PORT/ws is required") }
-        try options.setServer(serverURL)
+        guard !serverURLs.isEmpty else { throw UsageError(message: "--server ws://HOST:PORT/ws is required") }
+        options.servers = try serverURLs.map { try endpoint($0, option: "--server") }
+        options.publishServer = try publishURL.map { try endpoint($0, option: "--publish-server") } ?? options.servers[0]
         return options
     }
 
-    /// Splits `ws://host:port/path` into ``host``, ``port`` and ``path``.
-    private mutating func setServer(_ url: String) throws {
-        guard url.hasPrefix("ws://") else { throw UsageError(message: "--server must start with ws://, got \"\(url)\"") }
+    /// Splits `ws://host:port/path` into an ``Endpoint``.
+    /// - Throws: ``UsageError`` naming `option` when the scheme is not `ws://` or the port is missing.
+    private static func endpoint(_ url: String, option: String) throws -> Endpoint {
+        guard url.hasPrefix("ws://") else { throw UsageError(message: "\(option) must start with ws://, got \"\(url)\"") }
         let rest = url.dropFirst("ws://".count)
         let authority = rest.prefix { $0 != "/" }
         let pathPart = rest.dropFirst(authority.count)
-        path = pathPart.isEmpty ? "/ws" : String(pathPart)
         guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
               (1...65535).contains(port) else {
-            throw UsageError(message: "--server needs an explicit port (ws://127.0.0.1:PORT/ws), got \"\(url)\"")
+            throw UsageError(message: "\(option) needs an explicit port (ws://127.0.0.1:PORT/ws), got \"\(url)\"")
         }
-        host = String(authority[..<colon])
-        self.port = port
+        return Endpoint(host: String(authority[..<colon]), port: port, path: pathPart.isEmpty ? "/ws" : String(pathPart))
     }
 }

@@ -60,7 +60,8 @@ extension FanOutBench {
         let summary = latencies.summary()
         let window = Double((lastDelivery > publishStart ? lastDelivery : publishStart) &- publishStart) / 1e9
         r.fields.append(("label", options.label ?? (options.messages == 0 ? "idle" : "fanout")))
-        r.fields.append(("server", "ws://\(options.host):\(options.port)\(options.path)"))
+        r.fields.append(("server", options.servers.map(\.url).joined(separator: " ")))
+        r.fields.append(("publish_server", options.publishServer.url))
         r.fields.append(("n", watchers))
         r.fields.append(("connected", connected))
         r.fields.append(("connect_failed", watchers - connected))

@@ -264,15 +264,17 @@ final class FanOutBench {
         states[index] = .dialing
         attempts[index] += 1
         dialing += 1
-        var path = options.path
+        let endpoint = endpoint(of: index)
+        let strings = dialStrings[endpoint]!
+        var path = endpoint.path
         let token = index == 0 ? options.controllerToken : options.viewerToken
         if let token { path += (path.contains("?") ? "&" : "?") + "token=" + token }
         var connection = lws_client_connect_info()
         connection.context = context
-        connection.address = dialStrings.address
-        connection.port = Int32(options.port)
-        connection.host = dialStrings.host
-        connection.protocol = dialStrings.protocolName
+        connection.address = strings.address
+        connection.port = Int32(endpoint.port)
+        connection.host = strings.host
+        connection.protocol = subprotocolName
         connection.ietf_version_or_minus_one = -1
         connection.opaque_user_data = UnsafeMutableRawPointer(bitPattern: index + 1)
         // lws copies the path into the new connection before returning.
@@ -283,10 +285,21 @@ final class FanOutBench {
         if made == nil, states[index] == .dialing { connectionFailed(index) }
     }
 
-    /// Strings every dial shares, kept in ``resources``.
-    private lazy var dialStrings: (address: UnsafePointer<CChar>, host: UnsafePointer<CChar>, protocolName: UnsafePointer<CChar>) = (
-        resources.keep(options.host), resources.keep("\(options.host):\(options.port)"), resources.keep(BenchContextResources.subprotocol)
-    )
+    /// The server connection `index` dials: the publish server for the controller (0), the `--server`s
+    /// round-robin for the watchers.
+    func endpoint(of index: Int) -> BenchOptions.Endpoint {
+        index == 0 ? options.publishServer : options.servers[(index - 1) % options.servers.count]
+    }
+
+    /// The C strings each server's dials share (address, `Host:`), kept in ``resources``.
+    private lazy var dialStrings: [BenchOptions.Endpoint: (address: UnsafePointer<CChar>, host: UnsafePointer<CChar>)] = {
+        var strings: [BenchOptions.Endpoint: (address: UnsafePointer<CChar>, host: UnsafePointer<CChar>)] = [:]
+        for endpoint in options.servers + [options.publishServer] where strings[endpoint] == nil {
+            strings[endpoint] = (resources.keep(endpoint.host), resources.keep("\(endpoint.host):\(endpoint.port)"))
+        }
+        return strings
+    }()
+    private lazy var subprotocolName = resources.keep(BenchContextResources.subprotocol)
 
     /// Asks lws for the controller's WRITEABLE (the next update is due or the window opened).
     func requestPublisherWrite() {

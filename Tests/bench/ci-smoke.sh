@@ -2,7 +2,9 @@
 # CI smoke benchmark: 200 clients, 100 updates at 50/s (about 2 s), against a fresh release server.
 # Exits 0 only if every update reached every client (zero loss) and each update was encoded once:
 # the server's broadcast encodes grew by the updates sent plus the ticks, and its deliveries by
-# encodes x (clients + the controller).
+# encodes x (clients + the controller). Then, where redis-server is installed, the two-instance
+# Redis-hop run (cluster-hop.sh's redis-2x mode, 100 clients on instance B, the controller on A) must
+# also lose nothing.
 #   bash Tests/bench/ci-smoke.sh            # builds the release binaries first
 #   SKIP_BUILD=1 BIN=.build/release bash Tests/bench/ci-smoke.sh
 set -uo pipefail
@@ -36,3 +38,19 @@ if problems:
     print("ci-smoke: FAILED: " + "; ".join(problems)); sys.exit(1)
 print(f"ci-smoke: ok: {n} clients x {m} updates, 0 lost, p99 {r['p99_ms']:.2f} ms, encodes {enc}, deliveries {dlv}")
 PY
+[ $? = 0 ] || exit 1
+command -v redis-server >/dev/null || { echo "ci-smoke: no redis-server; the Redis-hop run is skipped"; exit 0; }
+HOP=$(mktemp -d "${TMPDIR:-/tmp}/liveactivity-hop-smoke.XXXXXX")
+ROUNDS=1 CLIENTS=100 MESSAGES=20 MODES=redis-2x RESULTS=$HOP bash "$ROOT/Tests/bench/cluster-hop.sh" >/dev/null 2>&1
+python3 - "$HOP/cluster-hop.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()] if __import__("os").path.exists(sys.argv[1]) else []
+bad = [r for r in rows if not r.get("ok") or r.get("lost") or r.get("dups")]
+if len(rows) != 2 or bad:
+    print(f"ci-smoke: FAILED: the two-instance Redis-hop run gave {len(rows)} of 2 results, {len(bad)} with loss or failure")
+    sys.exit(1)
+print("ci-smoke: ok: two --cluster instances, controller on A, 100 clients on B: 0 lost, p99 %.2f ms" % rows[0]["p99_ms"])
+PY
+STATUS=$?
+rm -rf "$HOP"
+exit $STATUS

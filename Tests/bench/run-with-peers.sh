@@ -33,36 +33,7 @@ for _ in $(seq 1 100); do
 	[ -n "$SRV_PORT" ] && break
 	sleep 0.05
 done
-ACTIVITY=$(python3 - "$SRV_PORT" <<'PY'
-import base64, json, os, socket, sys
-# A minimal WebSocket client (no dependencies): handshake, one masked text frame, read until the ack.
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
-s.sendall(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-          b"Sec-WebSocket-Key: " + base64.b64encode(os.urandom(16)) + b"\r\nSec-WebSocket-Version: 13\r\n\r\n")
-buf = b""
-while b"\r\n\r\n" not in buf: buf += s.recv(4096)
-buf = buf.split(b"\r\n\r\n", 1)[1]
-msg = json.dumps({"type": "start", "requestId": "seed", "attributes": {"workout": "jogging"},
-                  "durationSeconds": 25200}).encode()
-mask = os.urandom(4)
-s.sendall(bytes([0x81, 0x80 | 126]) + len(msg).to_bytes(2, "big") + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(msg)))
-def frame():
-    global buf
-    while True:
-        if len(buf) >= 2:
-            n, off = buf[1] & 0x7F, 2
-            if n == 126: n, off = int.from_bytes(buf[2:4], "big"), 4
-            elif n == 127: n, off = int.from_bytes(buf[2:10], "big"), 10
-            if len(buf) >= off + n:
-                payload, buf = buf[off:off + n], buf[off + n:]
-                return payload
-        buf += s.recv(65536)
-while True:
-    m = json.loads(frame())
-    if m.get("type") == "ack" and m.get("requestId") == "seed":
-        print(m["activityId"]); break
-PY
-)
+ACTIVITY=$(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" | cut -d" " -f1)
 stop_server
 [ -n "$ACTIVITY" ] || { echo "run-with-peers: could not seed an activity" >&2; exit 1; }
 log "seeded activity $ACTIVITY in $SEED"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue 5's throughput target as the issue states it: ours against the C libwebsockets peer "with the
+# peer's messages padded to our event's size", in one interleaved run, driven by the shared Go load
+# generator (wsfan) for both. The unpadded peer (42-byte messages) runs in the same rounds for reference.
+#
+#   bash Tests/bench/padded-peer.sh          # after the release build; REPS rounds (default 5), ~3 min
+#
+# Every round, in turn: our server (`--memory`, one seeded activity), the lws-c peer padded to our
+# frame's size, the lws-c peer unpadded; each a fresh server pinned to CPU $SERVER_CPU with wsfan on
+# $BENCH_CPU, N=$CLIENTS, as fast as possible with 32 in flight for 3 s. Results: one wsfan JSON line per
+# run in $OUT (results/padded-peer.jsonl) and medians in results/padded-peer.md.
+# Needs ../shared/bench's binaries (copied to $PEERS_DIR, built as its README says: golang-go,
+# golang-github-gorilla-websocket-dev, libwebsockets-dev).
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SHARED_BENCH=${SHARED_BENCH:-$ROOT/../shared/bench}
+PEERS_DIR=${PEERS_DIR:-/tmp/bench}
+RESULTS=${RESULTS:-$ROOT/Tests/bench/results}
+OUT=${OUT:-$RESULTS/padded-peer.jsonl}
+REPS=${REPS:-5}
+CLIENTS=${CLIENTS:-1000}
+mkdir -p "$RESULTS"
+[ -x "$BIN/liveactivity" ] || build_release || exit 1
+if [ ! -f "$PEERS_DIR/run-peers.sh" ]; then
+	log "copying $SHARED_BENCH to $PEERS_DIR"
+	cp -r "$SHARED_BENCH" "$PEERS_DIR" && chmod -R u+w "$PEERS_DIR" || exit 1
+fi
+(
+	cd "$PEERS_DIR" && mkdir -p bin || exit 1
+	export GO111MODULE=off GOPATH=${GOPATH:-/usr/share/gocode} GOFLAGS=
+	[ -x bin/wsfan ] || go build -o bin/wsfan ./loadgen || exit 1
+	[ -x bin/lws-bcast ] || gcc -O2 -Wall -o bin/lws-bcast peers/lws-c/server.c $(pkg-config --cflags --libs libwebsockets) || exit 1
+) || { echo "padded-peer: cannot build the peers' wsfan / lws-bcast (see ../shared/bench/README.md)" >&2; exit 1; }
+
+PEER_PID="" PEER_PORT=18003
+stop_peer() {
+	[ -n "$PEER_PID" ] || return 0
+	kill -TERM "$PEER_PID" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$PEER_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$PEER_PID" 2>/dev/null
+	wait "$PEER_PID" 2>/dev/null
+	PEER_PID=""
+}
+trap 'stop_server; stop_peer' EXIT
+trap 'stop_server; stop_peer; exit 130' INT TERM
+
+THROUGHPUT=(-n "$CLIENTS" -m 100000 -rate 0 -window 32 -duration 3s)
+# wsfan NAME PID URL extra-args...
+wsfan() {
+	local name=$1 pid=$2 url=$3; shift 3
+	timeout -k 5 120 "${PIN_GEN[@]}" "$PEERS_DIR/bin/wsfan" -name "$name" -test throughput -url "$url" \
+		-server-pid "$pid" -out "$OUT" "${THROUGHPUT[@]}" "$@" >/dev/null 2>>"$RESULTS/padded-peer.log"
+	tail -n 1 "$OUT" | python3 -c '
+import json, sys
+r = json.loads(sys.stdin.read())
+print("    %-14s frame=%dB delivered=%d lost=%d msg/s=%d server CPU=%.0f%% wsfan CPU=%.0f%%" % (r["server"], r["msg_bytes"],
+    r["delivered"], r["lost"], r["delivered_per_s"], r["server_cpu_pct"], r["loadgen_cpu_pct"]))' >&2
+}
+
+# The peer's published text is {"seq":…,"ts":…,"pad":"xxx…"}; its frame is that text, so PAD makes it
+# as long as our `updated` event frame.
+peer_run() { # peer_run NAME PAD
+	local name=$1 pad=$2
+	"${PIN_SRV[@]}" "$PEERS_DIR/bin/lws-bcast" -p "$PEER_PORT" -i 127.0.0.1 >/dev/null 2>&1 &
+	PEER_PID=$!
+	for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null && break; sleep 0.05; done
+	wsfan "$name" "$PEER_PID" "ws://127.0.0.1:$PEER_PORT/" -pad "$pad" -pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}'
+	stop_peer
+	sleep 0.5
+}
+
+[ -s "$OUT" ] && mv -f "$OUT" "$OUT.prev"
+: >"$OUT"
+: >"$RESULTS/padded-peer.log"
+log "load before the run: $(uptime)"
+for round in $(seq 1 "$REPS"); do
+	log "round $round"
+	start_server || exit 1
+	read -r ACTIVITY OUR_BYTES < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN")
+	[ -n "${ACTIVITY:-}" ] || { echo "padded-peer: could not seed an activity" >&2; exit 1; }
+	template='{"type":"update","activityId":"'"$ACTIVITY"'","durationSeconds":600,"alert":{"title":"bench","body":"{\"seq\":{seq},\"ts\":{ts}}"}}'
+	wsfan liveactivity "$SRV_PID" "ws://127.0.0.1:$SRV_PORT/ws?token=$TOKEN" -pub-template "$template" -extract keys:seq,ts
+	stop_server
+	sleep 0.5
+	# 16-digit seq + 13-digit ts + the keys and quotes around them: 44 bytes without padding.
+	peer_run lws-c-padded $((OUR_BYTES - 44))
+	peer_run lws-c 0
+done
+log "load after the run: $(uptime)"
+python3 - "$OUT" >"$RESULTS/padded-peer.md" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+names = list(dict.fromkeys(r["server"] for r in rows))
+med = {n: statistics.median(r["delivered_per_s"] for r in rows if r["server"] == n) for n in names}
+print("| server | frame bytes | runs | delivered msg/s median (min–max) | server CPU µs / delivery (median) | lost | ours ÷ this |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for n in names:
+    rs = [r for r in rows if r["server"] == n]
+    rates = [r["delivered_per_s"] for r in rs]
+    cpu = statistics.median(r["server_cpu_pct"] / 100 * 1e6 / r["delivered_per_s"] for r in rs if r["delivered_per_s"])
+    ratio = med.get("liveactivity", 0) / med[n] if med[n] else 0
+    print(f"| {n} | {rs[0]['msg_bytes']} | {len(rs)} | {med[n]:,.0f} ({min(rates):,.0f}–{max(rates):,.0f}) | {cpu:.1f} | "
+          f"{sum(r['lost'] for r in rs)} | {ratio:.2f}× |")
+PY
+cat "$RESULTS/padded-peer.md"

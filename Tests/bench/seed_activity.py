@@ -1,0 +1,65 @@
+"""Starts one workout on a running `liveactivity serve` and prints its activity id and the size of the
+`activity` `updated` frame an update with the benchmark's alert body produces, as `ID BYTES`.
+
+    python3 Tests/bench/seed_activity.py PORT [TOKEN]
+
+The benchmark templates name an activity, so one must exist first; BYTES is what the peers' messages
+are padded to for a same-size comparison. A minimal WebSocket client with no dependencies (this runs
+outside the test venv): handshake, masked text frames, unfragmented reads.
+"""
+import base64
+import json
+import os
+import socket
+import sys
+
+port = int(sys.argv[1])
+token = sys.argv[2] if len(sys.argv) > 2 else ""
+s = socket.create_connection(("127.0.0.1", port), timeout=5)
+path = "/ws" + (f"?token={token}" if token else "")
+s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n".encode()
+          + b"Sec-WebSocket-Key: " + base64.b64encode(os.urandom(16)) + b"\r\nSec-WebSocket-Version: 13\r\n\r\n")
+buf = b""
+while b"\r\n\r\n" not in buf:
+    buf += s.recv(4096)
+buf = buf.split(b"\r\n\r\n", 1)[1]
+
+
+def send(message: dict) -> None:
+    data, mask = json.dumps(message).encode(), os.urandom(4)
+    s.sendall(bytes([0x81, 0x80 | 126]) + len(data).to_bytes(2, "big") + mask
+              + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+
+def frame() -> bytes:
+    global buf
+    while True:
+        if len(buf) >= 2:
+            n, off = buf[1] & 0x7F, 2
+            if n == 126:
+                n, off = int.from_bytes(buf[2:4], "big"), 4
+            elif n == 127:
+                n, off = int.from_bytes(buf[2:10], "big"), 10
+            if len(buf) >= off + n:
+                payload, buf = buf[off:off + n], buf[off + n:]
+                return payload
+        buf += s.recv(65536)
+
+
+# An 8-hour countdown never finishes during a run.
+send({"type": "start", "requestId": "seed", "attributes": {"workout": "jogging"}, "durationSeconds": 25200})
+activity = None
+while activity is None:
+    m = json.loads(frame())
+    if m.get("type") == "ack" and m.get("requestId") == "seed":
+        activity = m["activityId"]
+# The same body shape as the benchmark's updates: 16-digit seq, 13-digit ts.
+body = json.dumps({"seq": 1764000000000000, "ts": 1234567890123}, separators=(",", ":"))
+send({"type": "update", "requestId": "size", "activityId": activity, "durationSeconds": 600,
+      "alert": {"title": "bench", "body": body}})
+while True:
+    raw = frame()
+    m = json.loads(raw)
+    if m.get("type") == "activity" and m.get("event") == "updated":
+        print(activity, len(raw))
+        break
