@@ -83,8 +83,8 @@ for round in $(seq 1 "$REPS"); do
 	wsfan liveactivity "$SRV_PID" "ws://127.0.0.1:$SRV_PORT/ws?token=$TOKEN" -pub-template "$template" -extract keys:seq,ts
 	stop_server
 	sleep 0.5
-	# 16-digit seq + 13-digit ts + the keys and quotes around them: 44 bytes without padding.
-	peer_run lws-c-padded $((OUR_BYTES - 44))
+	# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes (its msg_bytes); ,"pad":"" adds 9.
+	peer_run lws-c-padded $((OUR_BYTES - 60))
 	peer_run lws-c 0
 done
 log "load after the run: $(uptime)"
