@@ -261,6 +261,51 @@ def _get(url: str) -> bytes:
 UPDATE = {"aps": {"timestamp": 1, "event": "update", "content-state": {"workoutTimer": [800000000, 800000060]}}}
 
 
+# Timestamps no clock gives, and dates outside the window (12 h back, 366 days ahead; docs/PROTOCOL.md): APNs's
+# 400 BadPayload naming the key, over both transports, and nothing changes.
+def _bad_date_payloads(now_unix: float) -> list[tuple[dict, str, bool]]:
+    ref = now_unix - 978_307_200
+    state = {"workoutTimer": [ref, ref + 60]}
+    return [  # (aps members, key, the schemas refuse it too)
+        ({"timestamp": -1e308, "event": "update", "content-state": state}, "aps.timestamp", True),
+        ({"timestamp": -1, "event": "end"}, "aps.timestamp", True),
+        ({"timestamp": 1e300, "event": "update", "content-state": state}, "aps.timestamp", True),
+        ({"timestamp": now_unix, "event": "update", "content-state": state, "stale-date": -1e10}, "aps.stale-date", False),
+        ({"timestamp": now_unix, "event": "update", "content-state": state, "stale-date": 1e308}, "aps.stale-date", False),
+        ({"timestamp": now_unix, "event": "update", "content-state": state, "stale-date": now_unix + 2 * 366 * 86400},
+         "aps.stale-date", False),
+        ({"timestamp": now_unix, "event": "end", "dismissal-date": 0}, "aps.dismissal-date", False),
+    ]
+
+
+@pytest.mark.parametrize("transport", ["websocket", "http"])
+def test_push_dates_out_of_range_are_bad_payloads(server, transport):
+    async def body():
+        async with connect(server.ws_url) as raw:
+            ws = checked(raw)
+            inbox = Inbox(ws)
+            await recv_json(ws)
+            ack = await inbox.native({"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 60})
+            activity = (await inbox.event("started", ack["activityId"]))["activity"]
+            before = await asyncio.to_thread(_get, server.url + "/api/activities")
+            push = Pusher(transport, inbox, server.url)
+            for aps, key, invalid in _bad_date_payloads(time.time()):
+                result = await push(activity["pushToken"], {"aps": aps}, invalid=invalid)
+                assert (result["status"], result.get("reason")) == (400, "BadPayload"), (aps, result)
+                assert result["detail"].startswith(f"{key}: "), (aps, result)
+                assert "verdict" not in result, result
+            await inbox.none(lambda m: m["type"] == "activity")
+            after = await asyncio.to_thread(_get, server.url + "/api/activities")
+            assert json.loads(after)["activities"] == json.loads(before)["activities"]
+            # The same activity still takes a good push, with a stale date an hour ago (applied, shown stale).
+            ref = time.time() - 978_307_200
+            good = {"aps": {"timestamp": int(time.time()), "event": "update", "content-state": {"workoutTimer": [ref, ref + 90]},
+                            "stale-date": int(time.time()) - 3600}}
+            result = await push(activity["pushToken"], good)
+            assert (result["status"], result["verdict"]) == (200, "applied"), result
+    run(body())
+
+
 @pytest.mark.parametrize("case, kwargs, status, reason", [
     ("unknown device token", dict(token="0" * 64, payload=UPDATE), 400, "BadDeviceToken"),
     ("start to an activity token", dict(token="activity", payload={"aps": {**UPDATE["aps"], "event": "start"}}), 400, "BadDeviceToken"),

@@ -102,7 +102,13 @@ public struct ActivityCenter: Sendable {
     public mutating func apply(_ command: ClientMessage.Command, now: Date, newID: () -> String) throws(ProtocolError) -> Outcome {
         var outcome: Outcome
         switch command {
-        case .start(let start): outcome = try self.start(start, now: now, id: newID(), pushToken: PushToken.random())
+        case .start(let start):
+            // A native start's own dates; a push's attributes are decoded as the device decodes them.
+            try DateWindow.check(start.startDate, field: "startDate", now: now)
+            for (field, date) in start.kind.dates(inAttributes: start.attributes, field: "attributes") {
+                try DateWindow.check(date, field: field, now: now)
+            }
+            outcome = try self.start(start, now: now, id: newID(), pushToken: PushToken.random())
         case .update(let update): outcome = try self.update(update, now: now)
         case .end(let end): outcome = try self.end(end, now: now)
         case .pause(let id): outcome = try pause(id, now: now)
@@ -119,10 +125,6 @@ public struct ActivityCenter: Sendable {
         guard live < maximumLive else {
             throw ProtocolError(.limitExceeded, field: nil,
                                 message: "too many activities: \(live) are live and the limit is \(maximumLive); end one first")
-        }
-        try DateWindow.check(command.startDate, field: "startDate", now: now)
-        for (field, date) in command.kind.dates(inAttributes: command.attributes, field: "attributes") {
-            try DateWindow.check(date, field: field, now: now)
         }
         let begin = max(command.startDate ?? now, now)
         let (content, timer) = try command.content.resolve(for: command.kind, now: begin)

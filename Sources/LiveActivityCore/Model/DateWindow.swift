@@ -14,9 +14,10 @@ import Foundation
 ///   a mistake.
 ///
 /// Checked for `startDate`, `content.staleDate`, the countdown's `workoutTimer.start` / `end` and `pausedAt`,
-/// `dismissalPolicy.after`, emoji `attributes.startTime` / `endTime`, and the dates of APNs-shaped pushes
-/// (`aps.stale-date`, `aps.dismissal-date`, `aps.content-state` dates). Not checked for dates that only look
-/// things up (`history`'s `before`, a rendering's `?at=`) nor for activities restored from the store.
+/// `dismissalPolicy.after`, emoji `attributes.startTime` / `endTime`, and an APNs-shaped push's own
+/// `aps.stale-date` and `aps.dismissal-date`. Not checked for dates inside a push's `content-state` or
+/// `attributes` (the device decodes those as they are; the push inspector flags a wrong epoch), for dates that
+/// only look things up (`history`'s `before`, a rendering's `?at=`), nor for activities restored from the store.
 public enum DateWindow {
     /// Furthest a date may lie before the server's clock, in seconds: 12 h (8 h active + 4 h ended).
     public static let maximumPast: TimeInterval = Lifetime.maximumActive + Lifetime.endedVisibility

@@ -33,11 +33,19 @@ public struct APNsPush: Sendable {
     /// `attributes`, for `start`.
     public var attributes: JSONValue?
 
+    /// Largest accepted `timestamp`: 2^53, the last whole number a JSON number (a `Double`) holds exactly.
+    /// Beyond it consecutive timestamps compare equal, so "newer than the last push" means nothing; it is far
+    /// above any Unix time in seconds, milliseconds (flagged as ``PushCause/futureTimestamp``) or microseconds.
+    public static let maximumTimestamp: Double = 9_007_199_254_740_992
+
     /// Largest payload APNs accepts for a Live Activity, in bytes.
     public static let maximumBytes = 4096
 
     /// Reads a payload.
-    /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed.
+    /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed: among
+    ///   others a `timestamp` that is negative or above ``maximumTimestamp``, a `stale-date` or `dismissal-date`
+    ///   beyond the year 3000 either side (``CodableDate/unix(_:field:)``); (413 `PayloadTooLarge`) a payload over
+    ///   ``maximumBytes``.
     public static func parse(_ payload: JSONValue) throws(PushRejection) -> APNsPush {
         // APNs measures the body it receives; a WebSocket `push` carries it re-encoded, measured the same way.
         let size = (try? MessageEncoder.encoder.encode(payload).count) ?? 0
@@ -53,6 +61,10 @@ public struct APNsPush: Sendable {
                 throw ProtocolError.invalid("aps.event", "expected \"start\", \"update\" or \"end\", got \"\(eventName.prefix(20))\"")
             }
             guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
+            guard timestamp >= 0, timestamp <= maximumTimestamp else {
+                throw ProtocolError.invalid("aps.timestamp", "expected Unix seconds from 0 to 2^53, got \(timestamp)"
+                                            + (timestamp < 0 ? " (before 1970)" : " (beyond what a Double orders exactly)"))
+            }
             var push = APNsPush(event: event, timestamp: timestamp)
             push.contentState = aps.value("content-state")
             push.staleDate = try aps.number("stale-date").map { seconds throws(ProtocolError) in try CodableDate.unix(seconds, field: "aps.stale-date") }

@@ -35,8 +35,9 @@ extension ActivityCenter {
     ///   - now: the current time (UTC).
     ///   - newID: makes the id of a started activity.
     /// - Returns: the verdict and events.
-    /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400); nothing
-    ///   has changed then.
+    /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400), or its
+    ///   `aps.stale-date` or `aps.dismissal-date` lies outside the ``DateWindow`` around `now` (`BadPayload`,
+    ///   400, naming the key); nothing has changed then.
     public mutating func applyPush(_ push: APNsPush, pushToken: String, pushToStartToken: String, now: Date,
                                    newID: () -> String) throws(PushRejection) -> PushOutcome {
         var outcome: PushOutcome
@@ -45,12 +46,14 @@ extension ActivityCenter {
             guard AccessPolicy.constantTimeEquals(pushToken, pushToStartToken) else {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "start pushes go to the push-to-start token (GET /api/push-to-start-token)")
             }
+            try checkDates(push, now: now)
             if let future = futureTimestamp(push, now: now, nil) { return future }
             outcome = startFromPush(push, now: now, newID: newID)
         case .update, .end:
             guard let activity = activity(withPushToken: pushToken) else {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.prefix(64))")
             }
+            try checkDates(push, now: now)
             if let future = futureTimestamp(push, now: now, activity) { return future }
             outcome = push.event == .update ? updateFromPush(push, activity, now: now) : endFromPush(push, activity, now: now)
         }
@@ -63,6 +66,19 @@ extension ActivityCenter {
             }
         }
         return outcome
+    }
+
+    /// Checks the push's own dates, `aps.stale-date` and `aps.dismissal-date`, against the ``DateWindow`` around
+    /// `now`. Dates inside `content-state` and `attributes` are left to the device, as iOS decodes them: a wrong
+    /// epoch there is applied, and the inspector's date lens flags it.
+    /// - Throws: ``PushRejection`` 400 `BadPayload` naming the first key out of the window.
+    private func checkDates(_ push: APNsPush, now: Date) throws(PushRejection) {
+        do throws(ProtocolError) {
+            try DateWindow.check(push.staleDate, field: "aps.stale-date", now: now)
+            try DateWindow.check(push.dismissalDate, field: "aps.dismissal-date", now: now)
+        } catch {
+            throw PushRejection(status: 400, reason: "BadPayload", detail: error.message, field: error.field)
+        }
     }
 
     /// A push dated more than ``maximumTimestampLead`` ahead of `now`: dropped, as iOS does.
