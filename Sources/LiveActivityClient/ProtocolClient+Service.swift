@@ -105,6 +105,14 @@ extension ProtocolClient {
         } else if let detail, !why.contains(detail) {
             why += " (\(detail))"
         }
+        if why.contains("unauthorized") || why.contains(" 401") {
+            // The server answered the handshake with 401: the token matches no role (docs/SECURITY.md).
+            let message = configuration.token == nil
+                ? "the server needs a token (HTTP 401 on the handshake); give --token or LIVEACTIVITY_TOKEN"
+                : "the token matches no role on the server (HTTP 401 on the handshake)"
+            finish(ClientError(refusal: ClientError.Refusal(code: "unauthorized", field: nil, message: message)))
+            return
+        }
         finish(ClientError(.connectionFailed, "cannot connect to \(configuration.url): \(why)"))
     }
 

@@ -91,7 +91,8 @@ struct ClientOptions {
 
     /// The exit statuses, shared by every client subcommand.
     static let exitStatuses = """
-    exit status: 0 success, 1 the server refused the request, 2 usage error, 3 cannot connect or no reply
+    exit status: 0 success, 1 the server refused the request or the token, 2 usage error (a malformed --server
+    URL too), 3 cannot connect or no reply
     """
 
     /// Reads option `name` if it is one of the shared options.
@@ -116,7 +117,7 @@ struct ClientOptions {
     }
 
     /// The client configuration these options describe.
-    /// - Throws: ``ClientError`` of kind `invalidURL` for a bad `--server`.
+    /// - Throws: ``ClientError`` of kind `invalidURL` for a bad `--server` (reported as a usage error, exit 2).
     func configuration() throws(ClientError) -> ClientConfiguration {
         var configuration = ClientConfiguration(url: try WebSocketURL(server), token: token,
                                                 allowInsecureTLS: insecure, connectTimeout: timeout)

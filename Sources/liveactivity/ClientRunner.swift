@@ -3,7 +3,8 @@ import LiveActivityClient
 import LiveActivityCore
 
 /// What every client subcommand shares: help detection, usage errors, connecting, and mapping failures
-/// to exit statuses (0 success, 1 refused by the server, 2 usage error, 3 cannot connect or no reply).
+/// to exit statuses (0 success, 1 refused by the server — an `error` reply or a token refused on the handshake —,
+/// 2 usage error — a malformed `--server` URL included —, 3 cannot connect or no reply).
 enum ClientRunner {
     /// Reads a subcommand's arguments: the shared client options (`--server`, `--token`, …) first, then
     /// `option` for the command's own options (it returns false for a name it does not know), and
@@ -41,8 +42,9 @@ enum ClientRunner {
     }
 
     /// Connects as `options` say, runs `body` with the open client, then closes it.
-    /// - Returns: `body`'s status; 1 when the server refused a request; 3 when it cannot connect, the
-    ///   connection drops or a reply times out.
+    /// - Returns: `body`'s status; 1 when the server refused a request or the token (HTTP 401 on the
+    ///   handshake); 2 for a malformed `--server` URL; 3 when it cannot connect, the connection drops or a
+    ///   reply times out.
     static func withConnection(_ command: String, _ options: ClientOptions,
                                _ body: (ProtocolClient) throws(ClientError) -> Int32) -> Int32 {
         let client: ProtocolClient
@@ -65,19 +67,24 @@ enum ClientRunner {
     }
 
     /// Prints `error` on standard error.
-    /// - Returns: 1 for a refusal by the server, 3 otherwise.
+    /// - Returns: 1 for a refusal by the server (an `error` reply, or a handshake refused for the token), 2 for
+    ///   a malformed `--server` URL (a usage error), 3 otherwise.
     static func report(_ command: String, _ error: ClientError) -> Int32 {
         if let refusal = error.refusal {
             // The server's message already names the field (docs/PROTOCOL.md, "error").
             printError("liveactivity \(command): the server refused the request: \(refusal.code): \(refusal.message)")
             return 1
         }
+        if error.kind == .invalidURL {
+            return usageError(command, UsageError("--server: \(error.message)"))
+        }
         printError("liveactivity \(command): \(error.message)")
         return 3
     }
 
-    /// Parses a `--duration` value; it must be more than zero.
-    /// - Throws: ``UsageError`` naming `--duration` and what is wrong.
+    /// Parses a duration option's value (`--duration`, `--for`); it must be more than zero.
+    /// - Parameter option: the option's name, for the message.
+    /// - Throws: ``UsageError`` naming `option` and what is wrong.
     static func duration(_ text: String, option: String = "--duration") throws(UsageError) -> Double {
         let duration: Duration
         do { duration = try DurationParser.parse(text) } catch { throw UsageError("\(option): \(error.description)") }

@@ -27,7 +27,7 @@ enum ShareCommand {
         do throws(UsageError) {
             try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
                 switch name {
-                case "--for": seconds = try ClientRunner.duration(try list.value(for: name))
+                case "--for": seconds = try ClientRunner.duration(try list.value(for: name), option: name)
                 default: return false
                 }
                 return true

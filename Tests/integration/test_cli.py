@@ -379,10 +379,48 @@ def test_nothing_listening_exits_3():
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/ws", "not a url", "ws://:8080/ws", "ws://127.0.0.1:99999/ws"])
-def test_bad_url_exits_3(url):
-    p = cli("list", "--server", url)
-    assert p.returncode == 3, p
-    assert p.stderr.strip(), p
+@pytest.mark.parametrize("command", [["list"], ["start", "yoga", "--duration", "10s"], ["end", "--all"], ["watch", "--json"],
+                                     ["share", "x", "--for", "1h"], ["update", "x", "--duration", "5s"]])
+def test_malformed_server_url_is_a_usage_error_exit_2(command, url):
+    """A --server that is not a ws:// or wss:// URL is the caller's mistake (exit 2, usage), not a connection failure."""
+    p = cli(*command, "--server", url, timeout=15)
+    assert p.returncode == 2, p
+    assert f"liveactivity {command[0]}: --server: " in p.stderr, p.stderr
+    assert f'Run "liveactivity {command[0]} --help" for usage.' in p.stderr, p.stderr
+    assert "cannot connect" not in p.stderr and p.stdout == "", p
+
+
+def test_malformed_server_url_from_the_environment_is_a_usage_error_exit_2():
+    p = cli("list", env={"LIVEACTIVITY_SERVER": "https://example.invalid/ws"})
+    assert p.returncode == 2, p
+    assert "--server: " in p.stderr and "ws or wss" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["start", "yoga", "--duration", "10s"], ["watch", "--json"],
+                                     ["end", "--all"], ["share", "x", "--for", "1h"]])
+def test_wrong_token_exits_1(start_server, command):
+    """A token the server does not accept (HTTP 401 on the handshake) is a refusal: exit 1, not 3."""
+    srv = start_server("--controller-token", "right-token", "--viewer-token", "viewer-token")
+    for args in (["--token", "wrong-token"], []):
+        if not args and command[0] == "watch":
+            continue  # without a token the handshake is allowed (unauthenticated) and watch waits for a snapshot
+        p = cli(*command, "--server", srv.ws_url, *args, timeout=15)
+        assert p.returncode == 1, (args, p)
+        assert "refused the request: unauthorized: " in p.stderr and "cannot connect" not in p.stderr, p.stderr
+        if args:
+            assert "the token matches no role on the server (HTTP 401 on the handshake)" in p.stderr, p.stderr
+        assert p.stdout == "", p
+    p = cli(*command, "--server", srv.ws_url, env={"LIVEACTIVITY_TOKEN": "wrong-token"}, timeout=15)
+    assert p.returncode == 1 and "matches no role" in p.stderr, p
+    # The right token still works, and so does a viewer token for watching.
+    assert ok("list", "--json", "--server", srv.ws_url, "--token", "viewer-token").strip() == "[]"
+
+
+def test_share_for_errors_name_for():
+    for value, words in (("99d", 'unknown unit "d"'), ("0s", "more than 0"), ("25h", "at most 24h"), ("soon", "soon")):
+        p = cli("share", "x", "--for", value, "--server", "ws://127.0.0.1:9/ws")
+        assert p.returncode == 2, p
+        assert "--for" in p.stderr and "--duration" not in p.stderr and words in p.stderr, (value, p.stderr)
 
 
 def test_handshake_failure_exits_3(server):
