@@ -11,26 +11,35 @@ enum WatchCommand {
     Follows every change live until Ctrl-C (exit 0). On a terminal it redraws a table of the activities
     with their countdowns every second; otherwise it prints the table after each change. With --json it
     prints every server message (snapshot, activity, tick, …) as one JSON line instead.
-    Exits 3 when the connection drops, and 0 once standard output is closed (as in `watch --json | head`).
+    When the connection drops (the server restarts, the network fails) it says so on standard error and
+    reconnects, waiting 0.5 s, then 1, 2, 4 … up to 10 s between tries, and resumes after the last event
+    it saw (`/ws?since=N&log=ID`): the events it missed come first, then `caughtUp` (or a `reset` snapshot
+    when the server's log no longer reaches back). Exits 3 if the first connection fails (or, with
+    --no-reconnect, when the connection drops), and 0 once standard output is closed (`watch --json | head`).
 
       --json              print each server message as one line of JSON
+      --no-reconnect      exit 3 when the connection drops instead of reconnecting
     \(ClientOptions.usage)
 
     \(ClientOptions.exitStatuses)
     """
 
-    /// Parses the arguments, connects and prints until stopped.
-    /// - Returns: 0 after SIGINT or SIGTERM (or once standard output closes), 2 on a usage error, 3 when it
-    ///   cannot connect or the connection drops.
+    /// Parses the arguments, connects and prints until stopped, reconnecting after a drop.
+    /// - Returns: 0 after SIGINT or SIGTERM (or once standard output closes), 1 when the server refuses the
+    ///   token, 2 on a usage error, 3 when the first connection fails (or any drop, with `--no-reconnect`).
     static func run(_ arguments: [String]) -> Int32 {
         if ClientRunner.wantsHelp(arguments) { print(usage); return 0 }
         var options = ClientOptions()
         var json = false
+        var reconnect = true
         do throws(UsageError) {
             try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
-                guard name == "--json" else { return false }
+                switch name {
+                case "--json": json = true
+                case "--no-reconnect": reconnect = false
+                default: return false
+                }
                 try list.requireNoValue(name)
-                json = true
                 return true
             }, positional: { value throws(UsageError) in
                 throw UsageError("unexpected argument \"\(value)\"")
@@ -38,39 +47,133 @@ enum WatchCommand {
         } catch {
             return ClientRunner.usageError("watch", error)
         }
+        let configuration: ClientConfiguration
+        do throws(ClientError) {
+            configuration = try options.configuration()
+        } catch {
+            return ClientRunner.report("watch", error)
+        }
 
         let stop = StopFlag()
         let signals = stop.installSignalHandlers()
         defer { withExtendedLifetime(signals) {} }
-        return ClientRunner.withConnection("watch", options) { client throws(ClientError) in
-            var view = WatchView(server: options.server, terminal: isatty(STDOUT_FILENO) == 1)
-            var lastDrawnSecond = -1
-            while !stop.isSet {
-                guard let message = try client.next(timeout: .milliseconds(200)) else {
-                    if !json, view.terminal {
-                        let second = Int(Date().timeIntervalSince1970)
-                        if second != lastDrawnSecond {
-                            lastDrawnSecond = second
-                            guard view.draw() else { return 0 }
-                        }
-                    }
-                    continue
+        var view = WatchView(server: options.server, terminal: isatty(STDOUT_FILENO) == 1)
+        var position = ResumePosition()
+        var retry = 0
+        while !stop.isSet {
+            var attempt = configuration
+            attempt.url.path = position.path(resuming: configuration.url.path)
+            let client = ProtocolClient(configuration: attempt)
+            do throws(ClientError) {
+                try client.connect()
+            } catch {
+                client.close()
+                // A first connection that fails, or a token the server refuses, is the user's to fix.
+                guard reconnect, position.everConnected, error.refusal == nil, error.kind != .refused else {
+                    return ClientRunner.report("watch", error)
                 }
-                if json {
-                    guard writeOutput(message.text.replacingOccurrences(of: "\n", with: " ") + "\n") else { return 0 }
-                    continue
-                }
-                let changed = view.apply(message)
-                if view.terminal {
-                    lastDrawnSecond = Int(Date().timeIntervalSince1970)
-                    guard view.draw() else { return 0 }
-                } else if changed {
-                    guard view.draw() else { return 0 }
-                }
+                retry += 1
+                if !wait(for: retry, after: "cannot reconnect: \(error.message)", until: stop) { break }
+                continue
             }
-            return 0
+            if position.everConnected { printError("liveactivity watch: reconnected\(position.resumeNote)") }
+            position.everConnected = true
+            retry = 0
+            let ended: Int32?
+            do throws(ClientError) {
+                ended = try follow(client, json: json, view: &view, position: &position, stop: stop)
+                client.close()
+            } catch {
+                client.close()
+                guard reconnect, error.refusal == nil else { return ClientRunner.report("watch", error) }
+                retry += 1
+                if !wait(for: retry, after: "connection lost: \(error.message)", until: stop) { break }
+                continue
+            }
+            if let ended { return ended }
+        }
+        return 0
+    }
+
+    /// Prints messages from one connection until the user stops or standard output closes.
+    /// - Returns: the exit status to end with (0), or nil when stopped by a signal.
+    /// - Throws: ``ClientError`` when the connection drops or fails.
+    private static func follow(_ client: ProtocolClient, json: Bool, view: inout WatchView,
+                               position: inout ResumePosition, stop: StopFlag) throws(ClientError) -> Int32? {
+        var lastDrawnSecond = -1
+        while !stop.isSet {
+            guard let message = try client.next(timeout: .milliseconds(200)) else {
+                if !json, view.terminal {
+                    let second = Int(Date().timeIntervalSince1970)
+                    if second != lastDrawnSecond {
+                        lastDrawnSecond = second
+                        guard view.draw() else { return 0 }
+                    }
+                }
+                continue
+            }
+            position.note(message)
+            if json {
+                guard writeOutput(message.text.replacingOccurrences(of: "\n", with: " ") + "\n") else { return 0 }
+                continue
+            }
+            let changed = view.apply(message)
+            if view.terminal {
+                lastDrawnSecond = Int(Date().timeIntervalSince1970)
+                guard view.draw() else { return 0 }
+            } else if changed {
+                guard view.draw() else { return 0 }
+            }
+        }
+        return 0
+    }
+
+    /// Says why on standard error and sleeps before try `retry` (1, 2, …): 0.5 s doubling up to 10 s.
+    /// - Returns: false when a stop signal arrived while waiting.
+    private static func wait(for retry: Int, after why: String, until stop: StopFlag) -> Bool {
+        let delay = min(10.0, 0.5 * pow(2.0, Double(min(retry, 8) - 1)))
+        printError("liveactivity watch: \(why); reconnecting in \(delay < 1 ? String(delay) : String(Int(delay))) s")
+        let deadline = Date().addingTimeInterval(delay)
+        while Date() < deadline {
+            if stop.isSet { return false }
+            usleep(50_000)
+        }
+        return !stop.isSet
+    }
+}
+
+/// Where `watch` resumes after a drop: the last event sequence it saw and the server's log id.
+struct ResumePosition {
+    /// The `sequence` of the last `activity` event, `snapshot` or `caughtUp` received.
+    private(set) var sequence: UInt64?
+    /// The `logId` of the last `snapshot` or `caughtUp`.
+    private(set) var logId: String?
+    /// Whether any connection has been established (only later drops are retried).
+    var everConnected = false
+
+    /// Records the position a message carries (`activity`, `snapshot`, `caughtUp`; others carry none).
+    mutating func note(_ message: IncomingMessage) {
+        switch message.type {
+        case "activity", "snapshot", "caughtUp":
+            if let sequence = message.sequence { self.sequence = sequence }
+            if let logId = message.logId { self.logId = logId }
+        default:
+            break
         }
     }
+
+    /// `base` (the `--server` URL's path and query) with `since=` and `log=` added once there is a position.
+    func path(resuming base: String) -> String {
+        guard let sequence else { return base }
+        var path = base + (base.contains("?") ? "&" : "?") + "since=\(sequence)"
+        if let logId, let escaped = logId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+            path += "&log=" + escaped
+        }
+        return path
+    }
+
+    /// For the "reconnected" notice.
+    var resumeNote: String { sequence.map { "; resuming after event \($0)" } ?? "" }
 }
 
 /// Set by SIGINT or SIGTERM; read by the watch loop. Thread-safe.

@@ -520,13 +520,51 @@ def test_watch_table_shows_changes_and_exits_0_on_sigint(server, watcher):
     assert stop_process(proc, signal.SIGINT) == 0
 
 
-def test_watch_exits_3_when_the_server_goes_away(start_server, watcher):
+def test_watch_exits_3_when_the_server_goes_away_with_no_reconnect(start_server, watcher):
     srv = start_server()
-    proc, out = watcher("--json", "--server", srv.ws_url)
+    proc, out = watcher("--json", "--no-reconnect", "--server", srv.ws_url)
     assert json.loads(out.next(timeout=10))["type"] == "snapshot"
     assert srv.stop() == 0
     assert proc.wait(10) == 3
-    assert proc.stderr.read().strip()
+    assert "1001" in proc.stderr.read()
+
+
+def test_watch_reconnects_and_resumes_after_the_server_restarts(start_server, watcher, tmp_path):
+    """The server goes away and comes back on the same port with the same data: watch says so on
+    standard error, reconnects with ?since=&log=, gets the events it missed, then live ones."""
+    port = free_port()
+    srv = start_server("--port", str(port), cwd=tmp_path)
+    first = start(srv, "yoga", "10m")
+    proc, out = watcher("--json", "--server", srv.ws_url)
+    snapshot = json.loads(out.next(timeout=10))
+    assert snapshot["type"] == "snapshot" and [a["id"] for a in snapshot["activities"]] == [first]
+    assert srv.stop() == 0
+    srv = start_server("--port", str(port), cwd=tmp_path)
+    caught_up = json.loads(out.until(lambda line: json.loads(line)["type"] in ("caughtUp", "snapshot"), timeout=20))
+    assert caught_up["type"] == "caughtUp" and caught_up["sequence"] == snapshot["sequence"], caught_up
+    ok("end", first, "--dismiss", "immediate", "--server", srv.ws_url)
+    ended = json.loads(out.until(lambda line: json.loads(line).get("event") == "ended"))
+    assert ended["activity"]["id"] == first and ended["sequence"] == snapshot["sequence"] + 1
+    assert stop_process(proc, signal.SIGINT) == 0
+    err = proc.stderr.read()
+    assert "connection lost" in err and "reconnected; resuming after event" in err, err
+
+
+def test_watch_after_the_log_was_replaced_gets_a_reset_snapshot(start_server, watcher, tmp_path):
+    """Same port, but a fresh data directory: the log id differs, so the server answers the resume with a
+    reset snapshot rather than replaying another log's sequence numbers."""
+    port = free_port()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    srv = start_server("--port", str(port), cwd=tmp_path / "a")
+    start(srv, "yoga", "10m")
+    proc, out = watcher("--json", "--server", srv.ws_url)
+    assert json.loads(out.next(timeout=10))["type"] == "snapshot"
+    assert srv.stop() == 0
+    srv = start_server("--port", str(port), cwd=tmp_path / "b")
+    reset = json.loads(out.until(lambda line: json.loads(line)["type"] in ("caughtUp", "snapshot"), timeout=20))
+    assert reset["type"] == "snapshot" and reset.get("reset") is True and reset["activities"] == [], reset
+    assert stop_process(proc, signal.SIGINT) == 0
 
 
 def test_watch_cannot_connect_exits_3(watcher):

@@ -35,6 +35,14 @@ public struct IncomingMessage: Sendable {
     /// `event` of an `activity` message (`started`, `updated`, `stale`, `timerFinished`, `ended`, `dismissed`).
     public var event: String? { value.member("event")?.stringValue }
 
+    /// `sequence`: of an `activity` event, its own; of a `snapshot` or `caughtUp`, the last event's so far.
+    public var sequence: UInt64? {
+        value.member("sequence")?.numberValue.flatMap { $0 >= 0 && $0 < 9.007_199_254_740_992e15 ? UInt64($0) : nil }
+    }
+
+    /// `logId` of a `snapshot` or `caughtUp`: the identity of the server's event log (resume with `log=`).
+    public var logId: String? { value.member("logId")?.stringValue }
+
     /// `activity` of an `activity` message.
     public var activity: ActivitySummary? { value.member("activity").flatMap(ActivitySummary.init) }
 
