@@ -28,12 +28,19 @@ struct MessageTests {
         (#"{"type":"end","activityId":"a","dismissalPolicy":{"after":"tomorrow"}}"#, .invalidField, "dismissalPolicy.after"),
         (#"{"type":"end"}"#, .missingField, "activityId"),
         (#"{"type":"list","requestId":[1]}"#, .invalidField, "requestId"),
+        // content and durationSeconds are alternatives: both is an error, never a silent choice.
+        (#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
+        (#"{"type":"update","activityId":"a","durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
+        (#"{"type":"end","activityId":"a","durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
     ])
     func badMessagesNameTheirField(json: String, code: ProtocolError.Code, field: String?) throws {
         let error = try #require(parseError(json))
         #expect(error.code == code)
         #expect(error.field == field)
         if let field { #expect(error.message.hasPrefix(field)) }
+        if json.contains("durationSeconds"), json.contains("content") {
+            #expect(error.message == "durationSeconds: content and durationSeconds are mutually exclusive; give one of them")
+        }
     }
 
     @Test func contentIsValidatedAgainstTheKind() throws {

@@ -486,6 +486,13 @@ BAD_INPUT = [
      "invalid_field", "dismissalPolicy"),
     ("end-bad-after", {"type": "end", "requestId": "bad", "activityId": "$ID", "dismissalPolicy": {"after": "soon"}},
      "invalid_field", "dismissalPolicy.after"),
+    # content and durationSeconds are alternatives (docs/PROTOCOL.md): both is an error naming durationSeconds.
+    ("start-content-and-duration", start_msg(rid="bad", duration=60, content=_timer_content(_SOON, _LATER)),
+     "invalid_field", "durationSeconds"),
+    ("update-content-and-duration", {"type": "update", "requestId": "bad", "activityId": "$ID", "durationSeconds": 60,
+                                     "content": _timer_content(_SOON, _LATER)}, "invalid_field", "durationSeconds"),
+    ("end-content-and-duration", {"type": "end", "requestId": "bad", "activityId": "$ID", "durationSeconds": 60,
+                                  "content": _timer_content(_SOON, _LATER)}, "invalid_field", "durationSeconds"),
 ] + BAD_DATES
 
 
@@ -514,6 +521,9 @@ def test_bad_input_gives_error_and_changes_nothing(server, case):
                 await send_json(a, msg)
             err = await recv_non_tick(a)
             check_error(err, code, field, rid)
+            if case[0].endswith("content-and-duration"):
+                assert err["message"] == ("durationSeconds: content and durationSeconds are mutually exclusive; "
+                                          "give one of them"), err
             if code == "unknown_activity":
                 assert err.get("field") in (None, "activityId"), err
             # The connection still works, and the next reply is the snapshot (nothing else was sent).

@@ -197,7 +197,14 @@ public enum ContentInput: Sendable {
     /// Longest countdown the shortcut accepts, in seconds (the 8-hour activity lifetime).
     public static let maximumDuration = Lifetime.maximumActive
 
+    /// Reads `content` or the `durationSeconds` shortcut (with its `relevanceScore`); `nil` when neither is given.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming `durationSeconds` when both are given (they are
+    ///   alternatives; docs/PROTOCOL.md documents no precedence), or when the duration is out of range.
     static func read(from message: FieldReader) throws(ProtocolError) -> ContentInput? {
+        if message.value("content") != nil, message.value("durationSeconds") != nil {
+            throw .invalid(message.path("durationSeconds"),
+                           "\(message.path("content")) and \(message.path("durationSeconds")) are mutually exclusive; give one of them")
+        }
         if let content = message.value("content") {
             return .content(content, field: message.path("content"))
         }
