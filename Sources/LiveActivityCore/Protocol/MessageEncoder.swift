@@ -1,10 +1,11 @@
 import Foundation
 
 /// The one JSON configuration for everything the server writes: dates as ISO-8601 UTC with milliseconds,
-/// keys sorted so that equal messages are equal bytes.
-enum MessageEncoder {
+/// keys sorted so that equal messages are equal bytes. The server's other JSON (the inspector's records,
+/// the HTTP API) uses it too.
+public enum MessageEncoder {
     /// A configured encoder. `JSONEncoder` is safe to use from several threads once configured.
-    static let encoder: JSONEncoder = {
+    public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

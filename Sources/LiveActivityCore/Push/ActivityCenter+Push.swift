@@ -161,14 +161,8 @@ extension ActivityCenter {
             guard let content = try content(push, kind: try kind(of: activity), required: true) else {
                 return dropped(.missingContentState, "aps.content-state is missing", activity)
             }
-            let saved = activities[activity.id]
-            activities[activity.id]?.lastPushTimestamp = push.timestamp
-            do {
-                let outcome = try update(UpdateCommand(activityId: activity.id, content: content, alert: push.alert), now: now)
-                return PushOutcome(verdict: .applied, activityId: activity.id, events: outcome.events)
-            } catch {
-                activities[activity.id] = saved
-                throw error
+            return try applying(push.timestamp, to: activity.id) { center throws(ProtocolError) in
+                try center.update(UpdateCommand(activityId: activity.id, content: content, alert: push.alert), now: now)
             }
         } catch {
             return dropped(Self.cause(of: error), error.message, activity)
@@ -180,17 +174,28 @@ extension ActivityCenter {
         do throws(ProtocolError) {
             let content = activity.activityState.isLive ? try content(push, kind: try kind(of: activity), required: false) : nil
             let policy: DismissalPolicy = push.dismissalDate.map { .after($0) } ?? .default
-            let saved = activities[activity.id]
-            activities[activity.id]?.lastPushTimestamp = max(push.timestamp, activity.lastPushTimestamp ?? push.timestamp)
-            do {
-                let outcome = try end(EndCommand(target: .one(activity.id), content: content, dismissalPolicy: policy), now: now)
-                return PushOutcome(verdict: .applied, activityId: activity.id, events: outcome.events)
-            } catch {
-                activities[activity.id] = saved
-                throw error
+            let timestamp = max(push.timestamp, activity.lastPushTimestamp ?? push.timestamp)
+            return try applying(timestamp, to: activity.id) { center throws(ProtocolError) in
+                try center.end(EndCommand(target: .one(activity.id), content: content, dismissalPolicy: policy), now: now)
             }
         } catch {
             return dropped(Self.cause(of: error), error.message, activity)
+        }
+    }
+
+    /// Sets the activity's `lastPushTimestamp` to `timestamp` and applies `change`; if `change` throws, the
+    /// activity is put back as it was, so a refused push leaves no trace.
+    /// - Throws: what `change` throws (``ProtocolError``).
+    private mutating func applying(_ timestamp: Double, to id: String,
+                                   _ change: (inout ActivityCenter) throws(ProtocolError) -> Outcome) throws(ProtocolError) -> PushOutcome {
+        let saved = activities[id]
+        activities[id]?.lastPushTimestamp = timestamp
+        do {
+            let outcome = try change(&self)
+            return PushOutcome(verdict: .applied, activityId: id, events: outcome.events)
+        } catch {
+            activities[id] = saved
+            throw error
         }
     }
 

@@ -87,10 +87,13 @@ extension LiveActivityServer {
                 }, field: "limit")
                 var before: Date?
                 if let text = queryArgument(wsi, "before") {
-                    guard let date = ISODate.parse(text) else {
+                    switch ISODate.read(text) {
+                    case .success(let date): before = date
+                    case .failure(.impossible(let reason)):
+                        throw ProtocolError.invalid("before", "\"\(text.prefix(40))\" is not a real date and time: \(reason)")
+                    case .failure(.notISO8601):
                         throw ProtocolError.invalid("before", "expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"")
                     }
-                    before = date
                 }
                 do {
                     return (200, .history(requestId: nil, entries: try store.history(limit: limit, before: before, beforeId: queryArgument(wsi, "beforeId"))))
@@ -100,7 +103,9 @@ extension LiveActivityServer {
             } catch let error as ProtocolError {
                 return (400, .error(requestId: nil, error))
             } catch {
-                return (500, .error(requestId: nil, ProtocolError(.invalidField, field: nil, message: "\(error)")))
+                // Only ProtocolError is thrown above; never send an error's own description (Swift internals).
+                logger.error("history request failed", ["error": "\(error)"])
+                return (500, .error(requestId: nil, ProtocolError(.invalidField, field: nil, message: "the history request could not be answered")))
             }
         case let path where path.hasPrefix("/api/activities/"):
             let id = String(path.dropFirst("/api/activities/".count))
@@ -113,26 +118,45 @@ extension LiveActivityServer {
     }
 
     /// Writes status and headers, and queues `body` for the next HTTP_WRITEABLE.
-    /// - Parameter headers: extra response headers (names without the colon; values ASCII).
-    func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8],
-                 contentType: String = "application/json", headers: [(String, String)] = []) -> Int32 {
+    /// - Parameters:
+    ///   - contentType: the `content-type` value.
+    ///   - cacheControl: the `cache-control` value; `no-store` unless the body can never change.
+    ///   - headers: extra response headers (names without the colon; values ASCII, printable characters
+    ///     only, at most 1,024 bytes each).
+    ///   - ownStatusLine: write the status line, type and length here instead of with
+    ///     `lws_add_http_common_headers`, which also adds lws's best-practice security headers (these forbid
+    ///     inline styles and framing, which the renderings need; they send their own policy in `headers`).
+    /// - Returns: nonzero to close the connection.
+    func respond(_ wsi: OpaquePointer, id: UInt64, status: UInt32, body: [UInt8], contentType: String = "application/json",
+                 cacheControl: String = "no-store", headers: [(String, String)] = [], ownStatusLine: Bool = false) -> Int32 {
         let headroom = clws_pre()
         var buffer = [UInt8](repeating: 0, count: headroom + 4096)
         let failed = buffer.withUnsafeMutableBufferPointer { buffer -> Bool in
             let start = buffer.baseAddress! + headroom
             let end = buffer.baseAddress! + buffer.count
             var position: UnsafeMutablePointer<UInt8>? = start
-            if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &position, end) != 0 {
-                return true
-            }
-            let noStore = Array("no-store".utf8)
-            if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, noStore, Int32(noStore.count), &position, end) != 0 {
-                return true
-            }
-            for (name, value) in headers {
+            func add(_ name: String, _ value: String) -> Bool {
                 let nameBytes = Array((name + ":").utf8) + [0]
-                let valueBytes = Array(value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(400))
-                if lws_add_http_header_by_name(wsi, nameBytes, valueBytes, Int32(valueBytes.count), &position, end) != 0 { return true }
+                let valueBytes = Array(value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(1024))
+                return lws_add_http_header_by_name(wsi, nameBytes, valueBytes, Int32(valueBytes.count), &position, end) == 0
+            }
+            if ownStatusLine {
+                // HTTP/2 requests carry the :path pseudo-header; there the status is the :status pseudo-header.
+                if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_PATH) > 0 {
+                    let code = Array("\(status)".utf8)
+                    if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_COLON_STATUS, code, Int32(code.count), &position, end) != 0 { return true }
+                } else {
+                    let line = Array("HTTP/1.1 \(status) \(Self.reasonPhrases[status] ?? "Error")".utf8)
+                    if lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &position, end) != 0 { return true }
+                }
+                guard add("content-type", contentType) else { return true }
+                if lws_add_http_header_content_length(wsi, lws_filepos_t(body.count), &position, end) != 0 { return true }
+            } else if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(body.count), &position, end) != 0 {
+                return true
+            }
+            guard add("cache-control", cacheControl) else { return true }
+            for (name, value) in headers {
+                guard add(name, value) else { return true }
             }
             return lws_finalize_write_http_header(wsi, start, &position, end) != 0
         }
@@ -141,6 +165,10 @@ extension LiveActivityServer {
         lws_callback_on_writable(wsi)
         return 0
     }
+
+    /// Reason phrases for the status lines ``respond(_:id:status:body:contentType:cacheControl:headers:ownStatusLine:)`` writes itself.
+    static let reasonPhrases: [UInt32: String] = [200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+                                                   405: "Method Not Allowed", 410: "Gone"]
 
     /// Whether an API response body is waiting for connection `id`.
     func hasHTTPResponse(_ id: UInt64) -> Bool { httpResponses[id] != nil }

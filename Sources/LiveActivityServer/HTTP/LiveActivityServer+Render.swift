@@ -147,41 +147,12 @@ extension LiveActivityServer {
         let body = Array(html.utf8)
         let script = scriptNonce.map { "'nonce-\($0)'" } ?? "'none'"
         let headers: [(String, String)] = [
-            ("content-security-policy:", contentSecurityPolicy ?? ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+            ("content-security-policy", contentSecurityPolicy ?? ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
                 + "script-src \(script); connect-src 'self' ws: wss:; base-uri 'none'; form-action 'none'")),
-            ("x-content-type-options:", "nosniff"),
-            ("referrer-policy:", "no-referrer"),
-            ("cache-control:", "no-store"),
+            ("x-content-type-options", "nosniff"),
+            ("referrer-policy", "no-referrer"),
         ]
-        let reasons: [UInt32: String] = [200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-                                         405: "Method Not Allowed", 410: "Gone"]
-        let headroom = clws_pre()
-        var buffer = [UInt8](repeating: 0, count: headroom + 4096)
-        let failed = buffer.withUnsafeMutableBufferPointer { buffer -> Bool in
-            let start = buffer.baseAddress! + headroom
-            let end = buffer.baseAddress! + buffer.count
-            var position: UnsafeMutablePointer<UInt8>? = start
-            // HTTP/2 requests carry the :path pseudo-header; there the status is the :status pseudo-header.
-            if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_PATH) > 0 {
-                let code = Array("\(status)".utf8)
-                if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_COLON_STATUS, code, Int32(code.count), &position, end) != 0 { return true }
-            } else {
-                let line = Array("HTTP/1.1 \(status) \(reasons[status] ?? "Error")".utf8)
-                if lws_add_http_header_by_name(wsi, nil, line, Int32(line.count), &position, end) != 0 { return true }
-            }
-            let type = Array("text/html; charset=utf-8".utf8)
-            if lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, type, Int32(type.count), &position, end) != 0 { return true }
-            if lws_add_http_header_content_length(wsi, lws_filepos_t(body.count), &position, end) != 0 { return true }
-            for (name, value) in headers {
-                let nameBytes = Array(name.utf8) + [0]
-                let valueBytes = Array(value.utf8)
-                if lws_add_http_header_by_name(wsi, nameBytes, valueBytes, Int32(valueBytes.count), &position, end) != 0 { return true }
-            }
-            return lws_finalize_write_http_header(wsi, start, &position, end) != 0
-        }
-        if failed { return 1 }
-        httpResponses[id] = Frame(body)
-        lws_callback_on_writable(wsi)
-        return 0
+        return respond(wsi, id: id, status: status, body: body, contentType: "text/html; charset=utf-8",
+                       headers: headers, ownStatusLine: true)
     }
 }

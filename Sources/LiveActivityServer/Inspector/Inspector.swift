@@ -169,20 +169,7 @@ final class Inspector {
 extension JSONValue {
     /// `value` encoded and read back as JSON (dates as ISO-8601 with milliseconds, as on the wire).
     static func encoding(_ value: some Encodable) -> JSONValue? {
-        guard let data = try? Inspector.encoder.encode(value) else { return nil }
+        guard let data = try? MessageEncoder.encoder.encode(value) else { return nil }
         return try? JSONValue.parse(Array(data))
     }
-}
-
-extension Inspector {
-    /// The server's JSON conventions: sorted keys, ISO-8601 UTC dates with milliseconds.
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(ISODate.format(date))
-        }
-        return encoder
-    }()
 }

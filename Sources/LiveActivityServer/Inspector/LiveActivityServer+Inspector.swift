@@ -144,7 +144,7 @@ extension LiveActivityServer {
             let requestId: JSONValue?
             let inspection: Inspection
         }
-        return Array((try? Inspector.encoder.encode(Message(requestId: requestId, inspection: record))) ?? Data())
+        return Array((try? MessageEncoder.encoder.encode(Message(requestId: requestId, inspection: record))) ?? Data())
     }
 
     /// Answers `inspect`: the records after `since`, one `inspection` message each, then `ack`; new records
@@ -160,7 +160,7 @@ extension LiveActivityServer {
     /// The raw value to keep: as is, or a note when it is too large.
     private static func kept(_ raw: JSONValue?) -> JSONValue? {
         guard let raw else { return nil }
-        let size = (try? Inspector.encoder.encode(raw).count) ?? 0
+        let size = (try? MessageEncoder.encoder.encode(raw).count) ?? 0
         return size > inspectedRawLimit ? .string("(\(size) bytes: too large to keep)") : raw
     }
 
@@ -272,7 +272,7 @@ extension LiveActivityServer {
                 let budgetEmulation: Bool
                 let inspections: [Inspection]
             }
-            let body = (try? Inspector.encoder.encode(Body(serverTime: clock(), budgetEmulation: configuration.budget.enabled, inspections: records))) ?? Data()
+            let body = (try? MessageEncoder.encoder.encode(Body(serverTime: clock(), budgetEmulation: configuration.budget.enabled, inspections: records))) ?? Data()
             return respond(wsi, id: id, status: 200, body: Array(body))
         }
         let activityId = String(path.dropFirst("/api/activities/".count).dropLast(timelineSuffix.count))
@@ -280,7 +280,7 @@ extension LiveActivityServer {
             return respond(wsi, id: id, status: 404, body: ServerMessage.error(requestId: nil, ProtocolError(.unknownActivity, field: "id",
                 message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")).encoded())
         }
-        return respond(wsi, id: id, status: 200, body: Array((try? Inspector.encoder.encode(timeline)) ?? Data()))
+        return respond(wsi, id: id, status: 200, body: Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()))
     }
 
     /// One activity's life on a time axis.
