@@ -43,6 +43,20 @@ struct MessageTests {
         }
     }
 
+    @Test(arguments: [
+        (#"{"type":"list","a":01}"#, "a" as String?), (#"{"type":"list","a":1e400}"#, "a"), (#"{"type":"list","a":-}"#, "a"),
+        (#"{"type":"list","a":"\x"}"#, "a"), (#"{"type":"list","a":{"b":[1,1.]}}"#, "a.b"), (#"{"type":"list","a":"\#u{01}"}"#, "a"),
+        (#"{"type": 1e999}"#, "type"), (#"{not json"#, nil), ("", nil), (#"[01]"#, nil), (#"{"type":"list"} x"#, nil),
+    ])
+    func invalidJSONIsDescribedWithoutSwiftInternals(json: String, field: String?) throws {
+        let error = try #require(parseError(json))
+        #expect(error.code == .invalidJSON && error.field == field, "\(error)")
+        for leak in ["Swift", "CodingKeys", "DecodingError", "Dictionary<", "Debug description", "Error Domain", "Path:"] {
+            #expect(!error.message.contains(leak), "\(error.message)")
+        }
+        if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
+    }
+
     @Test func contentIsValidatedAgainstTheKind() throws {
         var center = ActivityCenter()
         var ids = IDs()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import math
 import re
 import signal
@@ -563,6 +564,55 @@ def test_date_errors_say_what_is_wrong(server):
             assert (await recv_until(ws, lambda m: m.get("requestId") == "ok1"))["type"] == "ack"
             await send_json(ws, start_msg(rid="ok2", startDate=iso(now() + timedelta(days=30))))
             assert (await recv_until(ws, lambda m: m.get("requestId") == "ok2"))["type"] == "ack"
+    run(body())
+
+
+LEAKS = ("Swift", "CodingKeys", "DecodingError", "Dictionary<", "Debug description", "Error Domain", "keyNotFound",
+         "typeMismatch", "Path:")
+MALFORMED = ['{not json', '{"type":"list","a":01}', '{"type":"list","a":1e400}', '{"type": 1e999}', '{"type":"list","a":-}',
+             '{"type":"list","a":"\\x"}', '{"type":"list","a":{"b":[1,1.]}}', '{"type":"list","a":"\u0001"}', '[01]',
+             '{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":1e400}', '{"type":"list"} x', '',
+             '{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":01}}}}']
+
+
+def test_malformed_messages_get_errors_without_swift_internals(server):
+    """Malformed JSON over WebSocket and HTTP: a plain message naming the field, never the decoder's description."""
+    async def body():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            ack, _ = await start_activity(ws, [], rid="keep")
+            for text in MALFORMED:
+                await send_text(ws, text)
+                err = await recv_non_tick(ws)
+                assert err["type"] == "error" and err["code"] == "invalid_json", (text, err)
+                assert not any(leak in err["message"] for leak in LEAKS), (text, err)
+                if err.get("field"):
+                    assert err["message"].startswith(err["field"] + ": the message is not valid JSON here"), err
+            await send_text(ws, '{"type":"list","a":01}')
+            assert (await recv_non_tick(ws)).get("field") == "a"
+            # The connection carries on, and the activity is untouched.
+            after = await list_snapshot(ws, "after")
+            assert [a["id"] for a in after["activities"]] == [ack["activityId"]]
+            pushed = []
+            for text in MALFORMED[:6]:
+                req = urllib.request.Request(f"{server.url}/3/device/{'0' * 64}", data=text.encode(), method="POST",
+                                             headers={"apns-push-type": "liveactivity"})
+                try:
+                    urllib.request.urlopen(req, timeout=5)
+                except urllib.error.HTTPError as e:
+                    pushed.append((text, e.code, json.loads(e.read())))
+            for text, status, answer in pushed:
+                assert status == 400 and answer["reason"] in ("BadPayload", "PayloadEmpty"), (text, answer)
+                assert not any(leak in answer.get("detail", "") for leak in LEAKS), (text, answer)
+            assert len(pushed) == 6
+            for query in ("limit=abc", "before=2026-02-30T00:00:00Z", "limit=1e999", "before=yesterday"):
+                try:
+                    urllib.request.urlopen(f"{server.url}/api/history?{query}", timeout=5)
+                    raise AssertionError(query)
+                except urllib.error.HTTPError as e:
+                    answer = json.loads(e.read())
+                    assert e.code == 400 and not any(leak in answer["message"] for leak in LEAKS), (query, answer)
+                    assert answer["field"] in ("limit", "before"), answer
     run(body())
 
 

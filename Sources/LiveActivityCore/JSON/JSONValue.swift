@@ -21,7 +21,9 @@ extension JSONValue {
     ///
     /// - Parameter bytes: UTF-8 JSON text.
     /// - Returns: the parsed value.
-    /// - Throws: ``ProtocolError`` with code `invalid_json` and the parser's reason.
+    /// - Throws: ``ProtocolError`` with code `invalid_json` and the reason in words, naming the dotted path of
+    ///   the value that could not be read (also as `field`) when the parser knows it; never the decoder's own
+    ///   description (Swift type names, coding keys).
     public static func parse(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> JSONValue {
         // Foundation's decoder costs grow much faster than the nesting depth (a 1 KB message of 500 nested
         // arrays took over a second), so refuse deep nesting with one linear scan first.
@@ -31,7 +33,8 @@ extension JSONValue {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw ProtocolError(.invalidJSON, field: nil, message: "message is not valid JSON: \(describe(error))")
+            let (field, reason) = describe(error)
+            throw ProtocolError(.invalidJSON, field: field, message: field.map { "\($0): \(reason)" } ?? "message is not valid JSON: \(reason)")
         }
     }
 
@@ -59,14 +62,34 @@ extension JSONValue {
         return nil
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if let decoding = error as? DecodingError {
-            switch decoding {
-            case .dataCorrupted(let context): return context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            default: return "\(decoding)"
-            }
+    /// The path (dotted, `a.b[0]`) of the value the decoder failed on, if it knows one, and why, in words a client
+    /// can act on. Foundation's own descriptions name Swift types and coding keys, so none is passed through,
+    /// except the whole-document syntax reason, and only when it is plain.
+    static func describe(_ error: any Error) -> (field: String?, reason: String) {
+        guard let decoding = error as? DecodingError else { return (nil, "it could not be read") }
+        let context: DecodingError.Context
+        switch decoding {
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found), .dataCorrupted(let found):
+            context = found
+        @unknown default:
+            return (nil, "it could not be read")
         }
-        return "\(error)"
+        var path = ""
+        for key in context.codingPath {
+            if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+        }
+        if path.isEmpty {
+            if case .dataCorrupted = decoding, isPlain(context.debugDescription) { return (nil, context.debugDescription) }
+            return (nil, "it is not one JSON value (check for a syntax error, a malformed or out-of-range number, or a string "
+                        + "with a bad escape or an unescaped control character)")
+        }
+        return (String(path.prefix(200)), "the message is not valid JSON here: a malformed or out-of-range number "
+                + "(such as 01, 1., - or 1e400), or a string with a bad escape or an unescaped control character")
+    }
+
+    /// Whether a decoder's sentence is fit for a client: no Swift type names, coding keys or error dumps.
+    private static func isPlain(_ text: String) -> Bool {
+        !text.isEmpty && !["Swift", "Decoding", "CodingKey", "Dictionary<", "Array<", "Error Domain", "UserInfo"].contains { text.contains($0) }
     }
 }
 
