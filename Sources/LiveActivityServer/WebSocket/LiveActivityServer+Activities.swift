@@ -183,10 +183,13 @@ extension LiveActivityServer {
         return nil
     }
 
-    /// The `storage_unavailable` error for a store failure.
+    /// The `storage_unavailable` error for a store failure. The store's own error text (file paths, SQLite
+    /// or Redis messages) stays in the server's log, written here; the client learns only that nothing
+    /// changed and that it may try again.
     func storageUnavailable(_ error: any Error) -> ProtocolError {
-        ProtocolError(.storageUnavailable, field: nil,
-                      message: "the change could not be stored (\(error)); nothing was changed, try again")
+        logger.warning("storage unavailable; request refused", ["error": "\(error)"])
+        return ProtocolError(.storageUnavailable, field: nil,
+                             message: "the store is unavailable right now (the server's log has the cause); nothing was changed, try again")
     }
 
     /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
