@@ -112,6 +112,12 @@ enum WatchCommand {
                 }
                 continue
             }
+            // A server that needs a token to watch says so, unasked, in an `error` without a requestId.
+            if let refusal = message.refusal, message.requestId == nil, refusal.code == "unauthorized" {
+                var refusal = refusal
+                refusal.message += " (give --token or LIVEACTIVITY_TOKEN)"
+                throw ClientError(refusal: refusal)
+            }
             position.note(message)
             if json {
                 guard writeOutput(message.text.replacingOccurrences(of: "\n", with: " ") + "\n") else { return 0 }

@@ -570,3 +570,14 @@ def test_watch_after_the_log_was_replaced_gets_a_reset_snapshot(start_server, wa
 def test_watch_cannot_connect_exits_3(watcher):
     proc, _ = watcher("--server", f"ws://127.0.0.1:{free_port()}/ws")
     assert proc.wait(15) == 3
+
+
+def test_watch_without_a_token_on_a_server_that_needs_one_exits_1(start_server, watcher):
+    srv = start_server("--viewer-token", "v-secret", "--controller-token", "c-secret")
+    proc, _ = watcher("--json", "--server", srv.ws_url)
+    assert proc.wait(10) == 1
+    err = proc.stderr.read()
+    assert "unauthorized" in err and "--token" in err, err
+    proc, out = watcher("--json", "--token", "v-secret", "--server", srv.ws_url)
+    assert json.loads(out.next(timeout=10))["type"] == "snapshot"
+    assert stop_process(proc, signal.SIGINT) == 0
