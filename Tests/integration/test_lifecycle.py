@@ -16,7 +16,7 @@ import pytest
 from protocol_checks import (check_error, check_event, check_snapshot, is_int, iso, list_snapshot, near, now,
                              out_date, start_activity, timer)
 from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
-                      run, send_json)
+                      run, send_json, two_clients)
 
 
 async def act_request(ws, msg: dict, event: str, observers=()) -> dict:
@@ -58,8 +58,7 @@ def http_json(url: str) -> tuple[int, str, object]:
 # ---------------------------------------------------------------------------------------------------
 def test_pause_freezes_and_resume_shifts_the_end(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             _, end0 = timer(started["activity"])
@@ -95,8 +94,7 @@ def test_pause_freezes_and_resume_shifts_the_end(server):
 
 def test_extend_moves_end_and_stale_date(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             s0, end0 = timer(started["activity"])
@@ -121,8 +119,7 @@ def test_extend_moves_end_and_stale_date(server):
 
 def test_pause_resume_extend_errors(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             check_error(await request(a, {"type": "resume", "requestId": 1, "activityId": aid}), "invalid_state", None, 1)
@@ -169,8 +166,7 @@ def test_paused_countdown_does_not_finish(server):
 # ---------------------------------------------------------------------------------------------------
 def test_scheduled_start_is_pending_then_started(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             at = (now() + timedelta(seconds=2)).replace(microsecond=0)
             await send_json(a, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
                                 "durationSeconds": 3, "startDate": iso(at)})

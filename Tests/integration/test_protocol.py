@@ -23,7 +23,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
-                      run, send_json, send_text)
+                      run, send_json, send_text, two_clients)
 
 from protocol_checks import (FOUR_HOURS, UTC, check_activity, check_error, check_event, check_snapshot, is_int,
                              iso, list_snapshot, near, now, out_date, start_activity, start_msg, timer)
@@ -88,8 +88,7 @@ def test_request_id_is_echoed_unchanged(server):
 
 def test_ticks_count_down_once_per_second(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, ev = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             _, end = timer(ev["activity"])
@@ -122,8 +121,7 @@ def test_ticks_count_down_once_per_second(server):
 
 def test_update_with_alert_reaches_every_client(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             alert = {"title": "Halfway", "body": "Keep going"}
@@ -185,8 +183,7 @@ def test_start_with_explicit_content_and_offset_dates(server):
 
 def test_end_immediate_gives_ended_then_dismissed(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=70)
             aid = ack["activityId"]
             before = now()
@@ -229,8 +226,7 @@ def test_workout_integer_raw_values(server, raw, name):
 
 def test_stop_alias_with_default_dismissal_keeps_activity_listed(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b])
             aid = ack["activityId"]
             final = {"state": {"workoutTimer": {"start": started["activity"]["content"]["state"]["workoutTimer"]["start"],
@@ -288,8 +284,7 @@ def test_end_defaults_to_default_dismissal(server):
 
 def test_end_all_with_past_after_date_dismisses_at_once(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack1, _ = await start_activity(a, [b], rid="s1")
             ack2, _ = await start_activity(a, [b], rid="s2", workout="yoga")
             id1, id2 = ack1["activityId"], ack2["activityId"]
@@ -341,8 +336,7 @@ def test_end_after_future_date_is_capped_at_four_hours(server):
 
 def test_short_timer_goes_stale_and_finishes(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(a, [b], duration=2)
             aid = ack["activityId"]
             _, end = timer(started["activity"])
@@ -508,8 +502,7 @@ def test_bad_input_gives_error_and_changes_nothing(server, case):
     _, message, code, field = case
 
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, started = await start_activity(b, [a], workout="aerobics", rid="keep")
             aid = ack["activityId"]
             before = await list_snapshot(b, "before")
@@ -618,8 +611,7 @@ def test_malformed_messages_get_errors_without_swift_internals(server):
 
 def test_update_of_ended_activity_is_refused(server):
     async def body():
-        async with connect(server.ws_url) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url) as (a, b):
             ack, _ = await start_activity(a, [b])
             aid = ack["activityId"]
             await send_json(a, {"type": "end", "requestId": "e", "activityId": aid})
@@ -641,8 +633,7 @@ def test_update_of_ended_activity_is_refused(server):
 def test_message_over_64k_closes_with_1009(server, mode):
     async def body():
         kw = {"compression": None} if mode == "no-compression" else {}
-        async with connect(server.ws_url, **kw) as a, connect(server.ws_url) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(server.ws_url, kw) as (a, b):
             # Just under the limit is fine (and the requestId comes back unchanged).
             rid = "r" * (60 * 1024)
             snap = await list_snapshot(a, rid)
@@ -838,8 +829,7 @@ def test_sigterm_with_connected_clients_exits_cleanly(start_server):
     srv = start_server()
 
     async def body():
-        async with connect(srv.ws_url) as a, connect(srv.ws_url, compression=None) as b:
-            await recv_json(a), await recv_json(b)
+        async with two_clients(srv.ws_url, b_options={"compression": None}) as (a, b):
             await start_activity(a, [b])
             t0 = time.monotonic()
             code = await asyncio.to_thread(srv.stop, signal.SIGTERM)

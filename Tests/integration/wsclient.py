@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from contextlib import asynccontextmanager
 from typing import Any, Callable
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as _ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from schema_check import validate_server
 
 Message = dict[str, Any]
@@ -41,6 +43,18 @@ def connect(url: str, **kwargs: Any):
     kwargs.setdefault("ping_interval", None)  # keep the wire quiet; the server must not need pings
     kwargs.setdefault("max_size", 4 * 1024 * 1024)
     return _ws_connect(url, **kwargs)
+
+
+@asynccontextmanager
+async def two_clients(url: str, a_options: dict[str, Any] | None = None, b_options: dict[str, Any] | None = None):
+    """Connect two clients to `url` and read each one's initial snapshot; use as `async with two_clients(url) as (a, b)`.
+
+    `a_options` / `b_options` are passed as keywords to that client's `connect`. Yields the pair of connections
+    (a, b), both past their first message, and closes both on exit.
+    """
+    async with connect(url, **(a_options or {})) as a, connect(url, **(b_options or {})) as b:
+        await recv_json(a), await recv_json(b)
+        yield a, b
 
 
 async def send_json(ws: ClientConnection, obj: Any) -> None:
@@ -135,3 +149,29 @@ async def request(ws: ClientConnection, obj: Message, predicate: Predicate | Non
     await send_json(ws, obj)
     pred = predicate or (lambda m: m.get("requestId") == rid and m["type"] in ("ack", "error", "snapshot"))
     return await recv_until(ws, pred, timeout)
+
+
+async def close_code_after_reading(ws: ClientConnection, timeout: float = DEFAULT_TIMEOUT) -> int | None:
+    """Read and drop messages until the server closes `ws`; returns the close code it sent.
+
+    Each message must arrive within `timeout` seconds, so a connection the server leaves open fails the test
+    (TimeoutError) instead of hanging.
+    """
+    try:
+        while True:
+            await recv_json(ws, timeout)
+    except ConnectionClosed:
+        return ws.close_code
+
+
+async def refused_status(url: str, **kwargs: Any) -> int:
+    """Open a WebSocket to `url`, which the server must refuse in the handshake; returns the refusal's HTTP status.
+
+    Keywords go to `connect`. Fails the test (AssertionError) if the handshake succeeds.
+    """
+    try:
+        async with connect(url, **kwargs):
+            pass
+    except InvalidStatus as refused:
+        return refused.response.status_code
+    raise AssertionError(f"the WebSocket handshake to {url} was accepted; expected a refusal")
