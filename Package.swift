@@ -90,15 +90,21 @@ let package = Package(
             dependencies: ["LiveActivityCore", "CLibWebSockets"],
             swiftSettings: swiftSettings
         ),
+        // Command-line arguments (`--name value`, `--name=value`, numbers, on/off) for both executables.
+        .target(
+            name: "LiveActivityCommandLine",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "liveactivity",
-            dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityCluster", "LiveActivityClient", "LiveActivityCore"],
+            dependencies: ["LiveActivityServer", "LiveActivityStore", "LiveActivityCluster", "LiveActivityClient", "LiveActivityCore",
+                           "LiveActivityCommandLine"],
             swiftSettings: swiftSettings
         ),
         // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
         .executableTarget(
             name: "liveactivity-bench",
-            dependencies: ["CLibWebSockets", "LiveActivityCore"],
+            dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCommandLine
 
 /// What one `liveactivity-bench` run does, parsed from the command line.
 struct BenchOptions {
@@ -84,44 +85,22 @@ struct BenchOptions {
     var label: String?
     var outputPath: String?
 
-    /// A usage error: the message names the option.
-    struct UsageError: Error {
-        let message: String
-    }
-
     /// Parses `arguments` (without the program name); `nil` after `--help`.
     /// - Throws: ``UsageError`` naming the bad option or value.
-    static func parse(_ arguments: [String]) throws -> BenchOptions? {
+    static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions? {
         var options = BenchOptions()
         var serverURLs: [String] = []
         var publishURL: String?
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            func value() throws -> String {
-                guard let next = iterator.next() else { throw UsageError(message: "\(argument) needs a value") }
-                return next
+        var list = ArgumentList(arguments)
+        while let next = list.next() {
+            guard case .option(let argument) = next else {
+                guard case .positional(let text) = next else { continue }
+                throw UsageError("unexpected argument \"\(text)\"")
             }
-            func number(minimum: Double) throws -> Double {
-                let text = try value()
-                guard let number = Double(text), number.isFinite, number >= minimum else {
-                    throw UsageError(message: "\(argument) must be a number of at least \(minimum), got \"\(text)\"")
-                }
-                return number
-            }
-            func whole(minimum: Int) throws -> Int {
-                let text = try value()
-                guard let number = Int(text), number >= minimum else {
-                    throw UsageError(message: "\(argument) must be a whole number of at least \(minimum), got \"\(text)\"")
-                }
-                return number
-            }
-            func onOff() throws -> Bool {
-                switch try value() {
-                case "on": return true
-                case "off": return false
-                case let other: throw UsageError(message: "\(argument) must be on or off, got \"\(other)\"")
-                }
-            }
+            func value() throws(UsageError) -> String { try list.value(for: argument) }
+            func number(minimum: Double) throws(UsageError) -> Double { try list.number(for: argument, minimum: minimum) }
+            func whole(minimum: Int) throws(UsageError) -> Int { try list.whole(for: argument, minimum: minimum) }
+            func onOff() throws(UsageError) -> Bool { try list.onOff(for: argument) }
             switch argument {
             case "--server": serverURLs.append(try value())
             case "--publish-server": publishURL = try value()
@@ -142,25 +121,29 @@ struct BenchOptions {
             case "--label": options.label = try value()
             case "--out": options.outputPath = try value()
             case "-h", "--help": return nil
-            default: throw UsageError(message: "unknown option \"\(argument)\"")
+            default: throw UsageError("unknown option \"\(argument)\"")
             }
         }
-        guard !serverURLs.isEmpty else { throw UsageError(message: "--server ws://HOST:PORT/ws is required") }
-        options.servers = try serverURLs.map { try endpoint($0, option: "--server") }
-        options.publishServer = try publishURL.map { try endpoint($0, option: "--publish-server") } ?? options.servers[0]
+        guard !serverURLs.isEmpty else { throw UsageError("--server ws://HOST:PORT/ws is required") }
+        for url in serverURLs { options.servers.append(try endpoint(url, option: "--server")) }
+        if let publishURL {
+            options.publishServer = try endpoint(publishURL, option: "--publish-server")
+        } else {
+            options.publishServer = options.servers[0]
+        }
         return options
     }
 
     /// Splits `ws://host:port/path` into an ``Endpoint``.
     /// - Throws: ``UsageError`` naming `option` when the scheme is not `ws://` or the port is missing.
-    private static func endpoint(_ url: String, option: String) throws -> Endpoint {
-        guard url.hasPrefix("ws://") else { throw UsageError(message: "\(option) must start with ws://, got \"\(url)\"") }
+    private static func endpoint(_ url: String, option: String) throws(UsageError) -> Endpoint {
+        guard url.hasPrefix("ws://") else { throw UsageError("\(option) must start with ws://, got \"\(url)\"") }
         let rest = url.dropFirst("ws://".count)
         let authority = rest.prefix { $0 != "/" }
         let pathPart = rest.dropFirst(authority.count)
         guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
               (1...65535).contains(port) else {
-            throw UsageError(message: "\(option) needs an explicit port (ws://127.0.0.1:PORT/ws), got \"\(url)\"")
+            throw UsageError("\(option) needs an explicit port (ws://127.0.0.1:PORT/ws), got \"\(url)\"")
         }
         return Endpoint(host: String(authority[..<colon]), port: port, path: pathPart.isEmpty ? "/ws" : String(pathPart))
     }

@@ -1,16 +1,17 @@
 import Foundation
+import LiveActivityCommandLine
 
 // liveactivity-bench: fan-out benchmark for `liveactivity serve` (see BenchOptions.usage).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options: BenchOptions
-do {
+do throws(UsageError) {
     guard let parsed = try BenchOptions.parse(arguments) else {
         print(BenchOptions.usage)
         exit(0)
     }
     options = parsed
-} catch let error as BenchOptions.UsageError {
+} catch {
     FileHandle.standardError.write(Data("liveactivity-bench: \(error.message)\n\n\(BenchOptions.usage)\n".utf8))
     exit(2)
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityClient
+import LiveActivityCommandLine
 import LiveActivityCore
 
 /// `liveactivity start`: requests a new workout activity and prints its id.

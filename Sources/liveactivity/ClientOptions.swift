@@ -1,68 +1,6 @@
 import Foundation
 import LiveActivityClient
-
-/// A command-line mistake; the message names the option or argument. Exit status 2.
-struct UsageError: Error {
-    /// What is wrong, e.g. `unknown option "--foo"`.
-    var message: String
-    init(_ message: String) { self.message = message }
-}
-
-/// The arguments of one subcommand, read front to back; accepts `--name value` and `--name=value`.
-struct ArgumentList {
-    private var items: [String]
-    private var index = 0
-    /// The value given as `--name=value` for the option just read, if any.
-    private var inlineValue: String?
-
-    init(_ items: [String]) { self.items = items }
-
-    /// The next argument: an option name (without any `=value`) or a positional argument; nil at the end.
-    /// Everything after `--` is positional.
-    mutating func next() -> Argument? {
-        inlineValue = nil
-        while index < items.count {
-            let item = items[index]
-            index += 1
-            if afterDoubleDash { return .positional(item) }
-            if item == "--" {
-                afterDoubleDash = true
-                continue
-            }
-            if item.hasPrefix("--"), let equals = item.firstIndex(of: "=") {
-                inlineValue = String(item[item.index(after: equals)...])
-                return .option(String(item[..<equals]))
-            }
-            if item.hasPrefix("-"), item.count > 1 { return .option(item) }
-            return .positional(item)
-        }
-        return nil
-    }
-    private var afterDoubleDash = false
-
-    /// The value of option `name`: its `=value`, else the next argument.
-    /// - Throws: ``UsageError`` when none is left.
-    mutating func value(for name: String) throws(UsageError) -> String {
-        if let inlineValue {
-            self.inlineValue = nil
-            return inlineValue
-        }
-        guard index < items.count else { throw UsageError("\(name) needs a value") }
-        index += 1
-        return items[index - 1]
-    }
-
-    /// Refuses an `=value` on an option that takes none.
-    func requireNoValue(_ name: String) throws(UsageError) {
-        if inlineValue != nil { throw UsageError("\(name) takes no value") }
-    }
-
-    /// One command-line argument.
-    enum Argument {
-        case option(String)
-        case positional(String)
-    }
-}
+import LiveActivityCommandLine
 
 /// The options every client subcommand takes: where the server is and how to reach it.
 struct ClientOptions {

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityClient
+import LiveActivityCommandLine
 import LiveActivityCore
 
 /// What every client subcommand shares: help detection, usage errors, connecting, and mapping failures

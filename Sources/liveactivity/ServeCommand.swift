@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityCluster
+import LiveActivityCommandLine
 import LiveActivityCore
 import LiveActivityServer
 import LiveActivityStore
@@ -14,17 +15,14 @@ enum ServeCommand {
         var termination = terminationSignals()
         pthread_sigmask(SIG_BLOCK, &termination, nil)
         let options: ServeOptions
-        do {
+        do throws(UsageError) {
             guard let parsed = try ServeOptions.parse(arguments, environment: ProcessInfo.processInfo.environment) else {
                 print(ServeOptions.usage)
                 return 0
             }
             options = parsed
-        } catch let error as ServeOptions.UsageError {
-            printError("liveactivity serve: \(error.message)\n\n\(ServeOptions.usage)")
-            return 2
         } catch {
-            printError("liveactivity serve: \(error)")
+            printError("liveactivity serve: \(error.message)\n\n\(ServeOptions.usage)")
             return 2
         }
 

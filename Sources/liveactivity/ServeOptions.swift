@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCommandLine
 import LiveActivityCore
 import LiveActivityServer
 import LiveActivityStore
@@ -71,14 +72,9 @@ struct ServeOptions {
     var logLevel = Logger.Level.info
     var logFormat = Logger.Format.text
 
-    /// A usage error: the message names the option.
-    struct UsageError: Error {
-        let message: String
-    }
-
     /// Parses `arguments`; returns `nil` after printing help.
     /// - Throws: ``UsageError`` naming the bad option or value.
-    static func parse(_ arguments: [String], environment: [String: String]) throws -> ServeOptions? {
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> ServeOptions? {
         var configuration = ServerConfiguration(publicDirectory: URL(fileURLWithPath: "Public"))
         configuration.host = environment["LIVEACTIVITY_HOST"] ?? configuration.host
         var options = ServeOptions(configuration: configuration, dataPath: environment["LIVEACTIVITY_DATA_DIR"] ?? "data")
@@ -92,25 +88,18 @@ struct ServeOptions {
         var publicPath: String?
         var imageCachePath: String?
 
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            func value() throws -> String {
-                guard let next = iterator.next() else { throw UsageError(message: "\(argument) needs a value") }
-                return next
+        var list = ArgumentList(arguments)
+        while let next = list.next() {
+            guard case .option(let argument) = next else {
+                guard case .positional(let text) = next else { continue }
+                throw UsageError("unexpected argument \"\(text)\"")
             }
-            func number(minimum: Double) throws -> Double {
-                let text = try value()
-                guard let number = Double(text), number.isFinite, number >= minimum else {
-                    throw UsageError(message: "\(argument) must be a number of at least \(minimum.formatted()), got \"\(text)\"")
-                }
-                return number
-            }
-            func whole(minimum: Int) throws -> Int {
-                let text = try value()
-                guard let number = Int(text), number >= minimum else {
-                    throw UsageError(message: "\(argument) must be a whole number of at least \(minimum), got \"\(text)\"")
-                }
-                return number
+            func value() throws(UsageError) -> String { try list.value(for: argument) }
+            func number(minimum: Double) throws(UsageError) -> Double { try list.number(for: argument, minimum: minimum) }
+            func whole(minimum: Int) throws(UsageError) -> Int { try list.whole(for: argument, minimum: minimum) }
+            func flag() throws(UsageError) -> Bool {
+                try list.requireNoValue(argument)
+                return true
             }
             switch argument {
             case "--host": options.configuration.host = try value()
@@ -123,21 +112,21 @@ struct ServeOptions {
             case "--allowed-origin":
                 let origin = try value()
                 guard origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
-                    throw UsageError(message: "--allowed-origin must look like https://example.com, got \"\(origin)\"")
+                    throw UsageError("--allowed-origin must look like https://example.com, got \"\(origin)\"")
                 }
                 options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
             case "--data-dir": options.dataPath = try value()
-            case "--memory": options.inMemory = true
+            case "--memory": options.inMemory = try flag()
             case "--cluster": options.clusterURL = try value()
             case "--image-cache": imageCachePath = try value()
             case "--image-cache-bytes": options.configuration.images.cacheBytes = try whole(minimum: 1024 * 1024)
-            case "--allow-private-image-hosts": options.configuration.images.allowPrivateHosts = true
+            case "--allow-private-image-hosts": options.configuration.images.allowPrivateHosts = try flag()
             case "--log-events": options.retention.maximumEvents = try whole(minimum: 1)
             case "--log-hours": options.retention.maximumAge = try number(minimum: 0.001) * 3600
             case "--durability":
                 let text = try value()
                 guard let mode = SQLiteActivityStore.Durability(rawValue: text) else {
-                    throw UsageError(message: "--durability must be full or normal, got \"\(text)\"")
+                    throw UsageError("--durability must be full or normal, got \"\(text)\"")
                 }
                 options.durability = mode
             case "--max-message-bytes": options.configuration.maximumMessageBytes = try whole(minimum: 1024)
@@ -148,33 +137,33 @@ struct ServeOptions {
             case "--burst": options.configuration.messageBurst = try number(minimum: 1)
             case "--ping-interval": options.configuration.pingIntervalSeconds = try whole(minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try whole(minimum: 2)
-            case "--emulate-budget": options.configuration.budget.enabled = true
+            case "--emulate-budget": options.configuration.budget.enabled = try flag()
             case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try whole(minimum: 1)
             case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try number(minimum: 0)
-            case "--verbose": options.logLevel = .debug
+            case "--verbose": options.logLevel = try flag() ? .debug : options.logLevel
             case "--log-level":
                 let text = try value()
                 guard let level = Logger.Level(rawValue: text) else {
-                    throw UsageError(message: "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+                    throw UsageError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
                 }
                 options.logLevel = level
             case "--log-format":
                 let text = try value()
                 guard let format = Logger.Format(rawValue: text) else {
-                    throw UsageError(message: "--log-format must be text or json, got \"\(text)\"")
+                    throw UsageError("--log-format must be text or json, got \"\(text)\"")
                 }
                 options.logFormat = format
             case "-h", "--help": return nil
-            default: throw UsageError(message: "unknown option \"\(argument)\"")
+            default: throw UsageError("unknown option \"\(argument)\"")
             }
         }
         guard let port = Int(portText), (0...65535).contains(port) else {
-            throw UsageError(message: "--port must be a number from 0 to 65535, got \"\(portText)\"")
+            throw UsageError("--port must be a number from 0 to 65535, got \"\(portText)\"")
         }
         options.configuration.port = port
         options.configuration.access = AccessPolicy(controllerToken: controllerToken, viewerToken: viewerToken)
         guard let publicDirectory = publicPath.map({ URL(fileURLWithPath: $0) }) ?? defaultPublicDirectory() else {
-            throw UsageError(message: "no Public folder found here or beside the executable; pass --public DIR")
+            throw UsageError("no Public folder found here or beside the executable; pass --public DIR")
         }
         options.configuration.publicDirectory = publicDirectory
         options.configuration.images.cacheDirectory = URL(fileURLWithPath: imageCachePath ?? (options.inMemory

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityClient
+import LiveActivityCommandLine
 import LiveActivityCore
 
 /// `liveactivity share`: makes a read-only link to one activity and prints it.

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityClient
+import LiveActivityCommandLine
 import LiveActivityCore
 import Synchronization
 
