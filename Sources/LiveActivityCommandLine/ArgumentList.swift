@@ -48,6 +48,24 @@ public struct ArgumentList: Sendable {
         return nil
     }
 
+    /// The next argument for a command that takes options only: its name, or nil at the end.
+    /// - Throws: ``UsageError`` for a positional argument.
+    public mutating func nextOption() throws(UsageError) -> String? {
+        switch next() {
+        case .option(let name): return name
+        case .positional(let text): throw UsageError("unexpected argument \"\(text)\"")
+        case nil: return nil
+        }
+    }
+
+    /// Reads a flag (an option without a value).
+    /// - Returns: true.
+    /// - Throws: ``UsageError`` when it was given as `--name=value`.
+    public func flag(_ name: String) throws(UsageError) -> Bool {
+        try requireNoValue(name)
+        return true
+    }
+
     /// The value of option `name`: its `=value`, else the next argument (even one starting with `-`).
     /// - Throws: ``UsageError`` when none is left.
     public mutating func value(for name: String) throws(UsageError) -> String {

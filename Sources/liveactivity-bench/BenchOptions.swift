@@ -92,34 +92,26 @@ struct BenchOptions {
         var serverURLs: [String] = []
         var publishURL: String?
         var list = ArgumentList(arguments)
-        while let next = list.next() {
-            guard case .option(let argument) = next else {
-                guard case .positional(let text) = next else { continue }
-                throw UsageError("unexpected argument \"\(text)\"")
-            }
-            func value() throws(UsageError) -> String { try list.value(for: argument) }
-            func number(minimum: Double) throws(UsageError) -> Double { try list.number(for: argument, minimum: minimum) }
-            func whole(minimum: Int) throws(UsageError) -> Int { try list.whole(for: argument, minimum: minimum) }
-            func onOff() throws(UsageError) -> Bool { try list.onOff(for: argument) }
+        while let argument = try list.nextOption() {
             switch argument {
-            case "--server": serverURLs.append(try value())
-            case "--publish-server": publishURL = try value()
-            case "--token": options.controllerToken = try value()
-            case "--viewer-token": options.viewerToken = try value()
-            case "--clients", "-n": options.clients = try whole(minimum: 1)
-            case "--messages", "-m": options.messages = try whole(minimum: 0)
-            case "--rate": options.rate = try number(minimum: 0)
-            case "--window": options.window = try whole(minimum: 1)
-            case "--duration": options.duration = try number(minimum: 0.1)
-            case "--idle-seconds": options.idleSeconds = try number(minimum: 0)
-            case "--deflate": options.deflate = try onOff()
-            case "--ticks": options.ticks = try onOff()
-            case "--server-pid": options.serverPID = Int32(try whole(minimum: 1))
-            case "--dials": options.dials = try whole(minimum: 1)
-            case "--quiet-timeout": options.quietTimeout = try number(minimum: 0.1)
-            case "--drain-timeout": options.drainTimeout = try number(minimum: 0.1)
-            case "--label": options.label = try value()
-            case "--out": options.outputPath = try value()
+            case "--server": serverURLs.append(try list.value(for: argument))
+            case "--publish-server": publishURL = try list.value(for: argument)
+            case "--token": options.controllerToken = try list.value(for: argument)
+            case "--viewer-token": options.viewerToken = try list.value(for: argument)
+            case "--clients", "-n": options.clients = try list.whole(for: argument, minimum: 1)
+            case "--messages", "-m": options.messages = try list.whole(for: argument, minimum: 0)
+            case "--rate": options.rate = try list.number(for: argument, minimum: 0)
+            case "--window": options.window = try list.whole(for: argument, minimum: 1)
+            case "--duration": options.duration = try list.number(for: argument, minimum: 0.1)
+            case "--idle-seconds": options.idleSeconds = try list.number(for: argument, minimum: 0)
+            case "--deflate": options.deflate = try list.onOff(for: argument)
+            case "--ticks": options.ticks = try list.onOff(for: argument)
+            case "--server-pid": options.serverPID = Int32(try list.whole(for: argument, minimum: 1))
+            case "--dials": options.dials = try list.whole(for: argument, minimum: 1)
+            case "--quiet-timeout": options.quietTimeout = try list.number(for: argument, minimum: 0.1)
+            case "--drain-timeout": options.drainTimeout = try list.number(for: argument, minimum: 0.1)
+            case "--label": options.label = try list.value(for: argument)
+            case "--out": options.outputPath = try list.value(for: argument)
             case "-h", "--help": return nil
             default: throw UsageError("unknown option \"\(argument)\"")
             }

@@ -89,66 +89,55 @@ struct ServeOptions {
         var imageCachePath: String?
 
         var list = ArgumentList(arguments)
-        while let next = list.next() {
-            guard case .option(let argument) = next else {
-                guard case .positional(let text) = next else { continue }
-                throw UsageError("unexpected argument \"\(text)\"")
-            }
-            func value() throws(UsageError) -> String { try list.value(for: argument) }
-            func number(minimum: Double) throws(UsageError) -> Double { try list.number(for: argument, minimum: minimum) }
-            func whole(minimum: Int) throws(UsageError) -> Int { try list.whole(for: argument, minimum: minimum) }
-            func flag() throws(UsageError) -> Bool {
-                try list.requireNoValue(argument)
-                return true
-            }
+        while let argument = try list.nextOption() {
             switch argument {
-            case "--host": options.configuration.host = try value()
-            case "--port": portText = try value()
-            case "--public": publicPath = try value()
-            case "--tls-cert": options.configuration.tlsCertificatePath = try value()
-            case "--tls-key": options.configuration.tlsPrivateKeyPath = try value()
-            case "--controller-token": controllerToken = try value()
-            case "--viewer-token": viewerToken = try value()
+            case "--host": options.configuration.host = try list.value(for: argument)
+            case "--port": portText = try list.value(for: argument)
+            case "--public": publicPath = try list.value(for: argument)
+            case "--tls-cert": options.configuration.tlsCertificatePath = try list.value(for: argument)
+            case "--tls-key": options.configuration.tlsPrivateKeyPath = try list.value(for: argument)
+            case "--controller-token": controllerToken = try list.value(for: argument)
+            case "--viewer-token": viewerToken = try list.value(for: argument)
             case "--allowed-origin":
-                let origin = try value()
+                let origin = try list.value(for: argument)
                 guard origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
                     throw UsageError("--allowed-origin must look like https://example.com, got \"\(origin)\"")
                 }
                 options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
-            case "--data-dir": options.dataPath = try value()
-            case "--memory": options.inMemory = try flag()
-            case "--cluster": options.clusterURL = try value()
-            case "--image-cache": imageCachePath = try value()
-            case "--image-cache-bytes": options.configuration.images.cacheBytes = try whole(minimum: 1024 * 1024)
-            case "--allow-private-image-hosts": options.configuration.images.allowPrivateHosts = try flag()
-            case "--log-events": options.retention.maximumEvents = try whole(minimum: 1)
-            case "--log-hours": options.retention.maximumAge = try number(minimum: 0.001) * 3600
+            case "--data-dir": options.dataPath = try list.value(for: argument)
+            case "--memory": options.inMemory = try list.flag(argument)
+            case "--cluster": options.clusterURL = try list.value(for: argument)
+            case "--image-cache": imageCachePath = try list.value(for: argument)
+            case "--image-cache-bytes": options.configuration.images.cacheBytes = try list.whole(for: argument, minimum: 1024 * 1024)
+            case "--allow-private-image-hosts": options.configuration.images.allowPrivateHosts = try list.flag(argument)
+            case "--log-events": options.retention.maximumEvents = try list.whole(for: argument, minimum: 1)
+            case "--log-hours": options.retention.maximumAge = try list.number(for: argument, minimum: 0.001) * 3600
             case "--durability":
-                let text = try value()
+                let text = try list.value(for: argument)
                 guard let mode = SQLiteActivityStore.Durability(rawValue: text) else {
                     throw UsageError("--durability must be full or normal, got \"\(text)\"")
                 }
                 options.durability = mode
-            case "--max-message-bytes": options.configuration.maximumMessageBytes = try whole(minimum: 1024)
-            case "--max-connections": options.configuration.maximumConnections = try whole(minimum: 1)
-            case "--max-activities": options.configuration.maximumLiveActivities = try whole(minimum: 1)
-            case "--max-queued-bytes": options.configuration.maximumQueuedBytes = try whole(minimum: 65536)
-            case "--rate": options.configuration.messagesPerSecond = try number(minimum: 0.1)
-            case "--burst": options.configuration.messageBurst = try number(minimum: 1)
-            case "--ping-interval": options.configuration.pingIntervalSeconds = try whole(minimum: 1)
-            case "--idle-timeout": options.configuration.idleTimeoutSeconds = try whole(minimum: 2)
-            case "--emulate-budget": options.configuration.budget.enabled = try flag()
-            case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try whole(minimum: 1)
-            case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try number(minimum: 0)
-            case "--verbose": options.logLevel = try flag() ? .debug : options.logLevel
+            case "--max-message-bytes": options.configuration.maximumMessageBytes = try list.whole(for: argument, minimum: 1024)
+            case "--max-connections": options.configuration.maximumConnections = try list.whole(for: argument, minimum: 1)
+            case "--max-activities": options.configuration.maximumLiveActivities = try list.whole(for: argument, minimum: 1)
+            case "--max-queued-bytes": options.configuration.maximumQueuedBytes = try list.whole(for: argument, minimum: 65536)
+            case "--rate": options.configuration.messagesPerSecond = try list.number(for: argument, minimum: 0.1)
+            case "--burst": options.configuration.messageBurst = try list.number(for: argument, minimum: 1)
+            case "--ping-interval": options.configuration.pingIntervalSeconds = try list.whole(for: argument, minimum: 1)
+            case "--idle-timeout": options.configuration.idleTimeoutSeconds = try list.whole(for: argument, minimum: 2)
+            case "--emulate-budget": options.configuration.budget.enabled = try list.flag(argument)
+            case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try list.whole(for: argument, minimum: 1)
+            case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try list.number(for: argument, minimum: 0)
+            case "--verbose": options.logLevel = try list.flag(argument) ? .debug : options.logLevel
             case "--log-level":
-                let text = try value()
+                let text = try list.value(for: argument)
                 guard let level = Logger.Level(rawValue: text) else {
                     throw UsageError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
                 }
                 options.logLevel = level
             case "--log-format":
-                let text = try value()
+                let text = try list.value(for: argument)
                 guard let format = Logger.Format(rawValue: text) else {
                     throw UsageError("--log-format must be text or json, got \"\(text)\"")
                 }
