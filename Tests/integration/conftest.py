@@ -13,13 +13,17 @@ Tests/artifacts/server-logs/<test>.log. Teardown sends SIGTERM and asserts exit 
 """
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -36,6 +40,22 @@ LISTENING_RE = re.compile(r"^Listening on http://127\.0\.0\.1:(\d+)/$")
 
 def liveactivity_bin() -> Path:
     return Path(os.environ.get("LIVEACTIVITY_BIN", DEFAULT_BIN)).resolve()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then released); returns its number."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_json(url: str, timeout: float = 10) -> tuple[int, object]:
+    """GET `url`; returns (HTTP status, parsed JSON body), for error statuses too (an empty body is None)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
 
 
 class Server:

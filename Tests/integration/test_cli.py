@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import serve
 
-from conftest import liveactivity_bin
+from conftest import free_port, liveactivity_bin
 from wsclient import connect, recv_json, recv_until, run
 
 UUID_RE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
@@ -69,13 +69,6 @@ def list_json(server) -> list[dict[str, Any]]:
     activities = json.loads(out)
     assert isinstance(activities, list), out
     return activities
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class LineReader:

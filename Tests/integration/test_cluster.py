@@ -29,7 +29,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -41,6 +40,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from conftest import free_port, http_json
 from protocol_checks import iso, now
 from wsclient import connect, run
 
@@ -52,12 +52,6 @@ SEQUENCE_KEY = "liveactivity:sequence"
 # ---------------------------------------------------------------------------------------------------
 # processes: redis-server and nginx
 # ---------------------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Redis:
     """Our own `redis-server` on a loopback port (never someone else's: its INFO must show our pid)."""
 
@@ -242,14 +236,6 @@ def balancer(tmp_path: Path):
 # ---------------------------------------------------------------------------------------------------
 # clients
 # ---------------------------------------------------------------------------------------------------
-def http_json(url: str) -> tuple[int, object]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
-
-
 def http_text(url: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(url, timeout=10) as r:

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import InvalidStatus
 
+from conftest import free_port
 from push_helpers import http_push, push_to_start_token
 from schema_check import checked
 from wsclient import connect, recv_json, recv_until, run, send_json
@@ -35,12 +36,6 @@ SITE = DEPLOY / "nginx" / "liveactivity.conf"
 UNIT = DEPLOY / "liveactivity.service"
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
 needs_nginx = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------------------------------------------

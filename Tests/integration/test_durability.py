@@ -24,9 +24,7 @@ import random
 import signal
 import subprocess
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -34,7 +32,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import liveactivity_bin
+from conftest import http_json, liveactivity_bin
 from protocol_checks import OUT_DATE_RE, check_error, check_snapshot, iso, now, out_date
 from wsclient import (connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
                       run, send_json)
@@ -45,14 +43,6 @@ CRASH_ARGS = ("--max-activities", "1000", *FAST)
 
 def data_args(data_dir: Path, *extra: str) -> tuple[str, ...]:
     return ("--data-dir", str(data_dir), *extra)
-
-
-def http_json(url: str) -> tuple[int, object]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
 
 
 def strip_time(ev: dict) -> dict:
