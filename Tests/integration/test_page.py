@@ -418,7 +418,11 @@ def test_roles_viewer_cannot_control_and_token_makes_controller(start_server, br
 
 
 class TcpProxy:
-    """Forwards 127.0.0.1:<port> to a target port that can change (so the page's origin survives a restart)."""
+    """Forwards 127.0.0.1:<port> to a target port that can change (so the page's origin survives a restart).
+
+    `url` is the proxy's http:// address; `target_port` may be reassigned at any time (new connections use it).
+    Subclasses see the first bytes of each client connection through `_first_client_chunk`.
+    """
 
     def __init__(self, target_port: int):
         self.target_port = target_port
@@ -428,6 +432,10 @@ class TcpProxy:
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def _accept(self) -> None:
         while not self._closed:
@@ -443,13 +451,19 @@ class TcpProxy:
                 continue
             with self._lock:
                 self._conns += [client, upstream]
-            for src, dst in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
 
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
+    def _first_client_chunk(self, data: bytes) -> None:
+        """Called with the first bytes a client sends on each connection; does nothing here."""
+
+    def _pump(self, src: socket.socket, dst: socket.socket, from_client: bool) -> None:
         try:
+            first = True
             while data := src.recv(65536):
+                if from_client and first:
+                    self._first_client_chunk(data)
+                    first = False
                 dst.sendall(data)
         except OSError:
             pass
@@ -472,7 +486,7 @@ def test_page_reconnects_after_server_restart(start_server, browser):
     first = start_server()
     proxy = TcpProxy(first.port)
     try:
-        url = f"http://127.0.0.1:{proxy.port}"
+        url = proxy.url
         open_dashboard(browser, url)
         start_workout(browser, "yoga")
         wait_for("one .lock-screen", lambda: len(lock_screens(browser)) == 1)

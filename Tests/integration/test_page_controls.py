@@ -14,8 +14,6 @@ from __future__ import annotations
 import calendar
 import json
 import re
-import socket
-import threading
 import time
 import urllib.request
 
@@ -26,7 +24,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from test_page import (  # noqa: F401  (browser is a fixture)
-    assert_clean_console, browser, css, island_visible, lock_screens, open_dashboard, screenshot,
+    TcpProxy, assert_clean_console, browser, css, island_visible, lock_screens, open_dashboard, screenshot,
     severe_console_entries, start_workout, status_state, wait_for,
 )
 from wsclient import connect, recv_until, request, run
@@ -93,74 +91,25 @@ def wait_icons_loaded(driver: WebDriver, *icons: str) -> None:
         "return arguments[0].every(i => done.some(n => n.endsWith(i)));", list(icons)), timeout=10)
 
 
-class RecordingProxy:
+class RecordingProxy(TcpProxy):
     """Forwards 127.0.0.1:<port> to a target port that can change, and records each connection's request line.
 
     The page's origin stays the same across server restarts; `request_lines` shows what it asked for.
     """
 
     def __init__(self, target_port: int):
-        self.target_port = target_port
         self.request_lines: list[str] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self._listener.getsockname()[1]
-        self._closed = False
-        self._conns: list[socket.socket] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        super().__init__(target_port)
 
     def ws_request_lines(self) -> list[str]:
+        """The recorded request lines of WebSocket connections (`GET /ws...`), in arrival order."""
         with self._lock:
             return [line for line in self.request_lines if line.startswith("GET /ws")]
 
-    def _accept(self) -> None:
-        while not self._closed:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
-
-    def _serve(self, client: socket.socket) -> None:
-        try:
-            upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=2)
-            upstream.settimeout(None)
-        except OSError:
-            client.close()  # server down: the page sees a failed connection and backs off
-            return
+    def _first_client_chunk(self, data: bytes) -> None:
+        line = data.split(b"\r\n", 1)[0].decode("latin-1")
         with self._lock:
-            self._conns += [client, upstream]
-        threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
-        self._pump(client, upstream, True)
-
-    def _pump(self, src: socket.socket, dst: socket.socket, record: bool) -> None:
-        try:
-            first = True
-            while data := src.recv(65536):
-                if record and first:
-                    line = data.split(b"\r\n", 1)[0].decode("latin-1")
-                    with self._lock:
-                        self.request_lines.append(line)
-                    first = False
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        self._closed = True
-        self._listener.close()
-        with self._lock:
-            for s in self._conns:
-                s.close()
+            self.request_lines.append(line)
 
 
 def iso(t: float) -> str:
