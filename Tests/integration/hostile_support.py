@@ -53,7 +53,7 @@ class HandshakeRefused(Exception):
         self.body = body
 
 
-def _read_http_head(sock: socket.socket, timeout: float) -> tuple[int, dict[str, str], bytes]:
+def read_http_head(sock: socket.socket, timeout: float) -> tuple[int, dict[str, str], bytes]:
     """Reads an HTTP response head; returns status, lower-cased headers and whatever followed the head."""
     sock.settimeout(timeout)
     data = b""
@@ -92,7 +92,7 @@ def http_upgrade(port: int, path: str = "/ws", headers: dict[str, str] | None = 
     sock = open_socket(host, port, tls=tls, timeout=timeout)
     try:
         sock.sendall(_handshake_bytes(host, port, path, headers or {}))
-        status, hdrs, rest = _read_http_head(sock, timeout)
+        status, hdrs, rest = read_http_head(sock, timeout)
         if status != 101:
             # read the (short) body too
             want = int(hdrs.get("content-length", "0") or 0)
@@ -126,7 +126,7 @@ class RawWS:
             hdrs["Sec-WebSocket-Extensions"] = "permessage-deflate; client_no_context_takeover"
         self.sock = open_socket(host, port, tls=tls, rcvbuf=rcvbuf, timeout=timeout)
         self.sock.sendall(_handshake_bytes(host, port, path, hdrs))
-        status, self.headers, rest = _read_http_head(self.sock, timeout)
+        status, self.headers, rest = read_http_head(self.sock, timeout)
         if status != 101:
             self.sock.close()
             raise HandshakeRefused(status, self.headers, rest)

@@ -17,10 +17,12 @@ import math
 import socket
 import time
 import uuid
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from hostile_support import read_http_head
 from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
 from schema_check import checked, validate_apns, validate_server
 from wsclient import connect, recv_json, run, send_json
@@ -278,16 +280,27 @@ def _bad_date_payloads(now_unix: float) -> list[tuple[dict, str, bool]]:
     ]
 
 
+@asynccontextmanager
+async def _started_jogging(server):
+    """Connect a schema-checked client and start a 60 s jogging activity on it, for tests of refused pushes.
+
+    Yields (inbox of that client, the started activity, the body of GET /api/activities right after the start),
+    so a test can check that a refused push changes nothing; the connection closes on exit.
+    """
+    async with connect(server.ws_url) as raw:
+        ws = checked(raw)
+        inbox = Inbox(ws)
+        await recv_json(ws)
+        ack = await inbox.native({"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 60})
+        activity = (await inbox.event("started", ack["activityId"]))["activity"]
+        before = await asyncio.to_thread(_get, server.url + "/api/activities")
+        yield inbox, activity, before
+
+
 @pytest.mark.parametrize("transport", ["websocket", "http"])
 def test_push_dates_out_of_range_are_bad_payloads(server, transport):
     async def body():
-        async with connect(server.ws_url) as raw:
-            ws = checked(raw)
-            inbox = Inbox(ws)
-            await recv_json(ws)
-            ack = await inbox.native({"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 60})
-            activity = (await inbox.event("started", ack["activityId"]))["activity"]
-            before = await asyncio.to_thread(_get, server.url + "/api/activities")
+        async with _started_jogging(server) as (inbox, activity, before):
             push = Pusher(transport, inbox, server.url)
             for aps, key, invalid in _bad_date_payloads(time.time()):
                 result = await push(activity["pushToken"], {"aps": aps}, invalid=invalid)
@@ -322,13 +335,7 @@ def test_push_dates_out_of_range_are_bad_payloads(server, transport):
 ])
 def test_http_refusals_as_apns(server, case, kwargs, status, reason):
     async def body():
-        async with connect(server.ws_url) as raw:
-            ws = checked(raw)
-            inbox = Inbox(ws)
-            await recv_json(ws)
-            ack = await inbox.native({"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 60})
-            activity = (await inbox.event("started", ack["activityId"]))["activity"]
-            before = await asyncio.to_thread(_get, server.url + "/api/activities")
+        async with _started_jogging(server) as (inbox, activity, before):
             args = dict(kwargs)
             token = args.pop("token", activity["pushToken"])
             token = activity["pushToken"] if token == "activity" else token
@@ -374,15 +381,8 @@ def _status_line(port: int, path: str, headers: dict[str, str], body: bytes) -> 
         head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body)}\r\n"
         head += "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
         sock.sendall(head.encode() + body)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    lines = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    return status, {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
+        status, answer_headers, _ = read_http_head(sock, 3)
+    return status, answer_headers
 
 
 def test_http_early_refusal_status_lines(start_server):
