@@ -571,6 +571,25 @@ def test_racing_controllers_all_acknowledged(cluster, redis):
     run(body())
 
 
+def test_change_on_another_instance_right_after_the_ack(cluster, redis):
+    """Through a balancer, the next request after an `ack` may land on another instance before that
+    instance's stream read has brought it the change. It must still be judged against the cluster's state:
+    start on A, then at once update, pause, resume and end on B and C, 15 times over; every one is acked."""
+    a, b, c = cluster(3)
+
+    async def body():
+        ca, cb, cc = await open_clients([("ca", a.ws_url), ("cb", b.ws_url), ("cc", c.ws_url)])
+        for k in range(15):
+            x = (await ca.ack(start_msg("jogging", k)))["activityId"]
+            await cb.ack(update_msg(x, 100 + k))
+            await cc.ack({"type": "pause", "activityId": x})
+            await cb.ack({"type": "resume", "activityId": x})
+            await cc.ack({"type": "end", "activityId": x, "dismissalPolicy": "immediate"})
+        for c_ in (ca, cb, cc):
+            await c_.close()
+    run(body())
+
+
 # ===================================================================================================
 # 3. Redis restart in the middle of a session
 # ===================================================================================================

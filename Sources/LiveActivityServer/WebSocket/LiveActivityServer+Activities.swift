@@ -144,14 +144,29 @@ extension LiveActivityServer {
     /// Computes a change from the current state with `body` and records its events; only then does the
     /// change become current. When another instance recorded events first (``StoreConflict``), catches up
     /// with them and computes the change again, for up to 2 seconds (with a short random pause between
-    /// tries, so racing instances spread out).
+    /// tries, so racing instances spread out). In a cluster, a change `body` refuses is judged once more
+    /// after catching up, if the shared log held events this instance had not applied yet.
     /// - Returns: what `body` returned.
     /// - Throws: what `body` throws (nothing recorded), or the store's error (nothing changed).
     func change<Value>(_ body: (inout ActivityCenter) throws -> (Value, [ActivityEvent])) throws -> Value {
         let deadline = Date().addingTimeInterval(2)
+        var caughtUpAfterRefusal = false
         while true {
             var next = center
-            let (value, events) = try body(&next)
+            let value: Value
+            let events: [ActivityEvent]
+            do {
+                (value, events) = try body(&next)
+            } catch let refusal as ProtocolError where !caughtUpAfterRefusal && store is any ReplicatedStore {
+                // In a cluster the refusal may come from not knowing yet what another instance just did (an
+                // update for an activity started there a moment ago, before its event reached this one's
+                // feed): read the shared log once, and judge again only if it held something new.
+                caughtUpAfterRefusal = true
+                let before = center.sequence
+                catchUp()
+                if center.sequence == before { throw refusal }
+                continue
+            }
             do {
                 if !events.isEmpty { try store.record(events) }
                 center = next
