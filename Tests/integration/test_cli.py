@@ -574,3 +574,23 @@ def test_watch_without_a_token_on_a_server_that_needs_one_exits_1(start_server, 
     proc, out = watcher("--json", "--token", "v-secret", "--server", srv.ws_url)
     assert json.loads(out.next(timeout=10))["type"] == "snapshot"
     assert stop_process(proc, signal.SIGINT) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "abc"], '--port must be a number from 0 to 65535, got "abc"'),
+    (["--rate", "0"], '--rate must be a number of at least 0.1, got "0"'),
+    (["--max-queued-bytes", "10"], '--max-queued-bytes must be a whole number of at least 65536, got "10"'),
+    (["--log-hours"], "--log-hours needs a value"),
+    (["--memory=yes"], "--memory takes no value"),
+    (["stray"], 'unexpected argument "stray"'),
+    (["--bogus"], 'unknown option "--bogus"'),
+])
+def test_serve_usage_errors_exit_2_naming_the_option(args, message):
+    p = cli("serve", *args)
+    assert p.returncode == 2, p
+    assert p.stderr.startswith(f"liveactivity serve: {message}\n"), p.stderr
+
+
+def test_serve_takes_name_equals_value(start_server):
+    srv = start_server("--memory", "--max-connections=5", "--log-level=warning")
+    assert ok("list", "--json", "--server", srv.ws_url).strip() == "[]"
