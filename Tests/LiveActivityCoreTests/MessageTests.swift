@@ -57,6 +57,18 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
     }
 
+    @Test(arguments: [#"{"type":"list",}"#, #"{"type":"list","requestId":[1,2, ]}"#, "[1,\n]"])
+    func trailingCommasAreNotJSON(json: String) throws {
+        let error = try #require(parseError(json))
+        #expect(error.code == .invalidJSON && error.message.contains("trailing commas"), "\(error)")
+    }
+
+    @Test func commasAndBracketsInsideStringsAreText() throws {
+        let value = try JSONValue.parse(Array(#"{"type":"list","requestId":"a,]\",}"}"#.utf8))
+        guard case .object(let members) = value else { Issue.record("not an object: \(value)"); return }
+        #expect(members["requestId"] == .string(#"a,]",}"#))
+    }
+
     @Test func contentIsValidatedAgainstTheKind() throws {
         var center = ActivityCenter()
         var ids = IDs()

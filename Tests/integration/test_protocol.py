@@ -453,6 +453,8 @@ BAD_INPUT = [
     ("truncated-json", '{"type":"list"', "invalid_json", None),
     ("json-array", "[1,2,3]", "invalid_json", None),
     ("json-string", '"list"', "invalid_json", None),
+    ("trailing-comma", '{"type":"list",}', "invalid_json", None),
+    ("trailing-comma-in-array", '{"type":"end","activityIds":["a",],"all":true}', "invalid_json", None),
     ("unknown-type", {"type": "explode", "requestId": "bad"}, "unknown_type", "type"),
     ("missing-type", {"requestId": "bad"}, "missing_field", "type"),
     ("workout-swimming", start_msg("swimming", rid="bad"), "invalid_field", "attributes.workout"),

@@ -26,9 +26,16 @@ extension JSONValue {
     ///   description (Swift type names, coding keys).
     public static func parse(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> JSONValue {
         // Foundation's decoder costs grow much faster than the nesting depth (a 1 KB message of 500 nested
-        // arrays took over a second), so refuse deep nesting with one linear scan first.
-        if let depth = nestingBeyond(maximumDepth, in: bytes) {
+        // arrays took over a second), so refuse deep nesting with one linear scan first. The same scan
+        // refuses the trailing commas Foundation lets through (RFC 8259 has none).
+        switch structuralProblem(in: bytes, depthLimit: maximumDepth) {
+        case .tooDeep(let depth)?:
             throw ProtocolError(.invalidJSON, field: nil, message: "message nests arrays or objects deeper than \(maximumDepth) levels (\(depth)+)")
+        case .trailingComma(let offset)?:
+            throw ProtocolError(.invalidJSON, field: nil,
+                                message: "message is not valid JSON: a comma before a closing bracket or brace at byte \(offset) (JSON allows no trailing commas)")
+        case nil:
+            break
         }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
@@ -41,23 +48,35 @@ extension JSONValue {
     /// Deepest nesting of arrays and objects accepted.
     public static let maximumDepth = 32
 
-    /// The depth reached once it passes `limit`, or nil when the text stays within it. Brackets inside
-    /// strings do not count.
-    static func nestingBeyond(_ limit: Int, in bytes: some Collection<UInt8>) -> Int? {
-        var depth = 0, inString = false, escaped = false
-        for byte in bytes {
+    /// What the linear pre-scan of ``parse(_:)`` refuses before Foundation's decoder runs.
+    enum StructuralProblem: Equatable {
+        /// Arrays and objects nest deeper than the limit; the depth reached.
+        case tooDeep(Int)
+        /// A `,` followed (after whitespace) by `]` or `}`; the closing bracket's byte offset.
+        case trailingComma(Int)
+    }
+
+    /// One pass over the text, outside strings: the first nesting past `depthLimit` or trailing comma, or nil.
+    static func structuralProblem(in bytes: some Collection<UInt8>, depthLimit: Int) -> StructuralProblem? {
+        var depth = 0, inString = false, escaped = false, afterComma = false
+        for (offset, byte) in bytes.enumerated() {
             if inString {
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
                 continue
             }
             switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                continue
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
-                if depth > limit { return depth }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+                if depth > depthLimit { return .tooDeep(depth) }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if afterComma { return .trailingComma(offset) }
+                depth -= 1
             default: break
             }
+            afterComma = byte == UInt8(ascii: ",")
         }
         return nil
     }
