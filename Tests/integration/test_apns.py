@@ -416,3 +416,31 @@ def _get_auth(url: str, token: str) -> bytes:
     req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(req, timeout=5) as r:
         return r.read()
+
+
+def test_keep_alive_pushes_on_one_connection_leave_the_server_serving(server):
+    """Several pushes on one keep-alive HTTP/1.1 connection (as `http.client` and most APNs libraries do) while
+    a WebSocket client watches: every push is answered, and the server goes on serving. The second request on
+    a connection once sent the service thread spinning inside libwebsockets (every client stalled)."""
+    async def body():
+        async with _started_jogging(server) as (inbox, activity, _):
+            def push_many() -> list[int]:
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+                statuses = []
+                ref = time.time() - 978_307_200
+                for k in range(5):
+                    payload = {"aps": {"timestamp": int(time.time()) + k, "event": "update",
+                                       "content-state": {"workoutTimer": [ref, ref + 600 + k]}}}
+                    conn.request("POST", f"/3/device/{activity['pushToken']}", body=json.dumps(payload),
+                                 headers={"apns-push-type": "liveactivity", "content-type": "application/json"})
+                    response = conn.getresponse()
+                    response.read()
+                    statuses.append(response.status)
+                conn.close()
+                return statuses
+            assert await asyncio.to_thread(push_many) == [200] * 5
+            for _ in range(5):
+                await inbox.event("updated", activity["id"])
+            health = await asyncio.to_thread(_get, server.url + "/healthz")
+            assert health, health
+    run(body())

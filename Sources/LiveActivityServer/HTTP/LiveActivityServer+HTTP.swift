@@ -161,6 +161,11 @@ extension LiveActivityServer {
             return lws_finalize_write_http_header(wsi, start, &position, end) != 0
         }
         if failed { return 1 }
+        // With no body (a push's 200) the response is whole once its head is written, and a keep-alive client
+        // sends its next request at once: complete the transaction now. Waiting for WRITEABLE let that
+        // request arrive mid-transaction, and lws 4.1 then spun in `lws_service_do_ripe_rxflow` (the service
+        // thread at 100 %, every client stalled).
+        if body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
         httpResponses[id] = Frame(body)
         lws_callback_on_writable(wsi)
         return 0
