@@ -164,13 +164,16 @@ public final class LiveActivityServer: @unchecked Sendable {
         info.uid = -1
         info.gid = -1
         if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
+        // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
+        // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
+        if ServerConfiguration.isIPv4(configuration.listenAddress) { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         guard let context = lws_create_context(&info) else {
             finishStartup(.failure(.context))
             return
         }
         self.context = context
         webSocketProtocol = UnsafePointer(resources.protocols)
-        let host = resources.keep(configuration.host)
+        let host = resources.keep(configuration.listenAddress)
         info.port = Int32(configuration.port)
         info.iface = UnsafePointer(host)
         info.protocols = UnsafePointer(resources.protocols)

@@ -54,10 +54,30 @@ public struct ServerConfiguration: Sendable {
     /// Whether the server speaks TLS (https/wss).
     public var usesTLS: Bool { tlsCertificatePath != nil }
 
+    /// What the listening socket binds: ``host`` with `localhost` read as `127.0.0.1`.
+    public var listenAddress: String { host.lowercased() == "localhost" ? "127.0.0.1" : host }
+
+    /// Whether `text` is a dotted IPv4 address (`127.0.0.1`, `0.0.0.0`).
+    static func isIPv4(_ text: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
+    }
+
+    /// Whether `text` is an IPv6 address, with or without brackets (`::1`, `[::]`).
+    static func isIPv6(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), &address) == 1
+    }
+
     /// Checks the settings that would make the server unsafe or unable to run.
-    /// - Throws: ``ServerError`` naming the setting: an open server on a non-loopback address, TLS with
-    ///   only one of certificate and key, a limit below 1.
+    /// - Throws: ``ServerError`` naming the setting: a `--host` that is neither an IP address nor a network
+    ///   interface, no controller token on a non-loopback host, half a TLS pair, unreadable TLS files, limits
+    ///   out of range.
     public func validate() throws {
+        let address = listenAddress
+        if !Self.isIPv4(address), !Self.isIPv6(address), if_nametoindex(address) == 0 {
+            throw ServerError("--host must be an IP address (127.0.0.1, 0.0.0.0, ::1), localhost or a network interface name, got \"\(host)\"")
+        }
         if access.controllerToken == nil, !AccessPolicy.isLoopback(host) {
             throw ServerError("refusing to listen on \(host) without a controller token: anyone who can reach it could start and end activities. Set --controller-token (or LIVEACTIVITY_CONTROLLER_TOKEN), or listen on 127.0.0.1")
         }

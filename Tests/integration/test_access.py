@@ -7,7 +7,9 @@ hostile_support.RawWS or `websockets`. Servers that conftest's fixture cannot st
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import socket
 import ssl
 import subprocess
 import time
@@ -19,7 +21,7 @@ import pytest
 from websockets.sync.client import connect as sync_connect
 
 from hostile_support import RawWS, Watcher, healthz, http_upgrade, launch
-from conftest import liveactivity_bin
+from conftest import DEFAULT_PUBLIC, liveactivity_bin
 
 CONTROLLER = "controller-" + "c" * 24
 VIEWER = "viewer-" + "v" * 24
@@ -317,3 +319,54 @@ def test_tls_needs_both_files(tmp_path, self_signed):
                         "--tls-key", str(tmp_path / "missing.pem")], cwd=tmp_path, capture_output=True, text=True,
                        timeout=20)
     assert r.returncode == 1 and "missing.pem" in r.stderr, r.stderr
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """The local addresses with a TCP socket listening on `port`, from /proc/net/tcp and /proc/net/tcp6."""
+    import ipaddress
+    found = set()
+    for table, width in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                address, hex_port = fields[1].split(":")
+                if fields[3] != "0A" or int(hex_port, 16) != port:  # 0A = LISTEN
+                    continue
+                # The kernel prints each 32-bit word in host (little-endian) order.
+                raw = b"".join(bytes.fromhex(address[i:i + 8])[::-1] for i in range(0, width, 8))
+                found.add(str(ipaddress.ip_address(raw)))
+    return found
+
+
+@pytest.mark.parametrize("host, expected", [
+    (None, {"127.0.0.1"}),          # the embedded default
+    ("localhost", {"127.0.0.1"}),
+    ("::1", {"::1"}),
+])
+def test_the_listening_socket_binds_only_the_host_asked_for(tmp_path, host, expected):
+    """libwebsockets 4.1 with IPv6 on binds the IPv6 wildcard (every interface) whatever IPv4 address it is
+    given; an open server (no tokens) said "loopback only" while anyone on the network could control it."""
+    if host == "::1":
+        try:
+            socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+        except OSError:
+            pytest.skip("this machine has no IPv6 loopback")
+    proc = subprocess.Popen([str(liveactivity_bin()), "serve", "--port", "0", "--memory", "--public", str(DEFAULT_PUBLIC),
+                             *(["--host", host] if host else [])],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        match = re.match(r"Listening on http://(\S+):(\d+)/$", line.strip())
+        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
+        assert _listening_addresses(int(match.group(2))) == expected
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0
+
+
+@pytest.mark.parametrize("host", ["999.1.1.1", "not-a-host", "example.org"])
+def test_a_host_that_is_no_address_is_a_clear_error(host):
+    out = subprocess.run([str(liveactivity_bin()), "serve", "--memory", "--host", host, "--controller-token", "t"],
+                         capture_output=True, text=True, timeout=10)
+    assert out.returncode == 1, out
+    assert f'--host must be an IP address' in out.stderr and host in out.stderr, out.stderr
