@@ -53,7 +53,8 @@ public struct Logger: Sendable {
             for (key, value) in metadata { object[key] = .string(value) }
             line = String(decoding: (try? MessageEncoder.encoder.encode(JSONValue.object(object))) ?? Data(), as: UTF8.self)
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        // A closed or broken stderr must not stop the server: the line is dropped.
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Logs at `info`.

@@ -12,12 +12,12 @@ do throws(UsageError) {
     }
     options = parsed
 } catch {
-    FileHandle.standardError.write(Data("liveactivity-bench: \(error.message)\n\n\(BenchOptions.usage)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("liveactivity-bench: \(error.message)\n\n\(BenchOptions.usage)\n".utf8))
     exit(2)
 }
 let result = FanOutBench(options: options).run()
 let line = result.jsonLine()
-FileHandle.standardOutput.write(Data((line + "\n" + result.table() + "\n").utf8))
+try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n" + result.table() + "\n").utf8))
 if let path = options.outputPath {
     if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     if let handle = FileHandle(forWritingAtPath: path) {

@@ -49,5 +49,5 @@ enum Command {
 
 /// Writes a line to standard error.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }

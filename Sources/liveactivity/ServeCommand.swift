@@ -61,8 +61,8 @@ enum ServeCommand {
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let scheme = configuration.usesTLS ? "https" : "http"
             // Unbuffered, so that scripts and tests read the URL at once.
-            FileHandle.standardOutput.write(Data("Listening on \(scheme)://\(host):\(boundPort)/\n".utf8))
-            FileHandle.standardOutput.write(Data("Push-to-start token: \(server.pushToStartToken)\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data("Listening on \(scheme)://\(host):\(boundPort)/\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data("Push-to-start token: \(server.pushToStartToken)\n".utf8))
             if configuration.access.isOpen {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }

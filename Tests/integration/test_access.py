@@ -370,3 +370,23 @@ def test_a_host_that_is_no_address_is_a_clear_error(host):
                          capture_output=True, text=True, timeout=10)
     assert out.returncode == 1, out
     assert f'--host must be an IP address' in out.stderr and host in out.stderr, out.stderr
+
+
+def test_a_closed_stderr_does_not_stop_the_server(tmp_path):
+    """`serve … 2>&1 | head -1`: once the reader of its log has gone, each log line fails with EPIPE. That
+    crashed the server (a trap in FileHandle.write); the lines must be dropped and the server carry on."""
+    proc = subprocess.Popen([str(liveactivity_bin()), "serve", "--port", "0", "--memory", "--public", str(DEFAULT_PUBLIC)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.match(r"Listening on http://127\.0\.0\.1:(\d+)/$", proc.stdout.readline().strip()).group(1))
+        proc.stderr.close()  # the log's reader is gone
+        for k in range(3):   # each start logs an event line
+            out = subprocess.run([str(liveactivity_bin()), "start", "yoga", "--duration", "5m",
+                                  "--server", f"ws://127.0.0.1:{port}/ws"], capture_output=True, text=True, timeout=10)
+            assert out.returncode == 0, out
+        assert proc.poll() is None, f"the server died (status {proc.returncode})"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(10) == 0

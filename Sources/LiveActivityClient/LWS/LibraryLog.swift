@@ -28,7 +28,7 @@ enum LibraryLog {
     }
 
     fileprivate static func record(_ level: Int32, _ line: String) {
-        if echo.withLock({ $0 }) { FileHandle.standardError.write(Data(line.utf8)) }
+        if echo.withLock({ $0 }) { try? FileHandle.standardError.write(contentsOf: Data(line.utf8)) }
         guard level & Int32(LLL_ERR) != 0 else { return }
         // "[2026/11/29 17:15:01:1738] E: SSL error: self-signed certificate (…)" → "SSL error: …"
         var text = Substring(line)
