@@ -51,3 +51,14 @@ enum Command {
 func printError(_ text: String) {
     try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }
+
+/// An error as one line for people: Foundation's file errors by their system reason ("No such file or
+/// directory"), not their `NSCocoaErrorDomain` dump; every other error as it describes itself.
+func plainDescription(_ error: any Error) -> String {
+    let nsError = error as NSError
+    guard nsError.domain == NSCocoaErrorDomain else { return "\(error)" }
+    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        return String(cString: strerror(Int32(underlying.code)))
+    }
+    return nsError.localizedDescription
+}

@@ -31,7 +31,7 @@ enum ServeCommand {
         do {
             try configuration.validate()
         } catch {
-            printError("liveactivity serve: \(error)")
+            printError("liveactivity serve: \(plainDescription(error))")
             return 1
         }
         let store: any ActivityStore
@@ -39,7 +39,7 @@ enum ServeCommand {
             do {
                 store = try RedisActivityStore(endpoint: try RedisEndpoint(url), logCapacity: options.retention.maximumEvents)
             } catch {
-                printError("liveactivity serve: cannot use the cluster \"\(url)\": \(error)")
+                printError("liveactivity serve: cannot use the cluster \"\(url)\": \(plainDescription(error))")
                 return 1
             }
         } else if options.inMemory {
@@ -49,7 +49,7 @@ enum ServeCommand {
                 store = try SQLiteActivityStore(directory: URL(fileURLWithPath: options.dataPath), retention: options.retention,
                                                 durability: options.durability)
             } catch {
-                printError("liveactivity serve: cannot use the data directory \"\(options.dataPath)\": \(error)")
+                printError("liveactivity serve: cannot use the data directory \"\(options.dataPath)\": \(plainDescription(error))")
                 return 1
             }
         }
@@ -69,7 +69,7 @@ enum ServeCommand {
             server.waitUntilStopped()
             return 0
         } catch {
-            printError("liveactivity serve: \(error)")
+            printError("liveactivity serve: \(plainDescription(error))")
             return 1
         }
     }

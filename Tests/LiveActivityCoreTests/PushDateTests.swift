@@ -90,4 +90,18 @@ struct PushDateTests {
         let outcome = try center.applyPush(push, pushToken: token, pushToStartToken: startToken, now: t0 + 5, newID: { "x" })
         #expect(outcome.verdict == .applied)
     }
+
+    @Test func aDateFarBeforeItsEpochSaysBeforeNotBeyond() throws {
+        #expect(throws: ProtocolError.self) { try CodableDate.unix(-1e308, field: "aps.stale-date") }
+        do {
+            _ = try CodableDate.unix(-1e308, field: "aps.stale-date")
+        } catch {
+            #expect(error.message.contains("before the year") && !error.message.contains("beyond"), "\(error.message)")
+        }
+        do {
+            _ = try CodableDate.unix(1e300, field: "aps.stale-date")
+        } catch {
+            #expect(error.message.contains("beyond the year"), "\(error.message)")
+        }
+    }
 }

@@ -731,6 +731,7 @@ def test_unusable_data_dir_exits_1_naming_it(tmp_path):
         assert str(data_dir) in r.stderr and "data directory" in r.stderr, \
             f"the message should name the data directory {data_dir}: {r.stderr!r}"
         assert len(r.stderr.strip().splitlines()) <= 3, f"expected a short, clear message: {r.stderr!r}"
+        assert "NSCocoaErrorDomain" not in r.stderr and "UserInfo" not in r.stderr, r.stderr
 
 
 def test_immutable_data_dir_exits_1_naming_it(tmp_path):

@@ -44,7 +44,7 @@ public struct APNsPush: Sendable {
     /// Reads a payload.
     /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed: among
     ///   others a `timestamp` that is negative or above ``maximumTimestamp``, a `stale-date` or `dismissal-date`
-    ///   beyond the year 3000 either side (``CodableDate/unix(_:field:)``); (413 `PayloadTooLarge`) a payload over
+    ///   more than about 1,000 years either side of its epoch (``CodableDate/unix(_:field:)``); (413 `PayloadTooLarge`) a payload over
     ///   ``maximumBytes``.
     public static func parse(_ payload: JSONValue) throws(PushRejection) -> APNsPush {
         // APNs measures the body it receives; a WebSocket `push` carries it re-encoded, measured the same way.

@@ -17,9 +17,14 @@ public enum CodableDate {
             throw .wrongType(field, expected: "a number of seconds since 2001-01-01", got: value)
         }
         guard abs(seconds) <= maximumMagnitude else {
-            throw .invalid(field, "\(seconds) seconds since 2001-01-01 is beyond the year 3000\(seconds > 1e11 ? " (milliseconds? Date wants seconds)" : "")")
+            throw .invalid(field, "\(seconds) seconds since 2001-01-01 is \(outOfRange(seconds, epoch: 2001))\(seconds > 1e11 ? " (milliseconds? Date wants seconds)" : "")")
         }
         return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// Which side of the accepted range `seconds` falls on, in words: about 1,000 years after or before `epoch`.
+    private static func outOfRange(_ seconds: Double, epoch: Int) -> String {
+        seconds > 0 ? "beyond the year \(epoch + 1014)" : "before the year \(epoch - 1014)"
     }
 
     /// Largest accepted magnitude, in seconds (about 1,000 years either side of the epoch): beyond it a
@@ -31,7 +36,7 @@ public enum CodableDate {
     /// - Throws: ``ProtocolError`` `invalid_field` naming `field`.
     public static func unix(_ seconds: Double, field: String) throws(ProtocolError) -> Date {
         guard abs(seconds) <= maximumMagnitude else {
-            throw .invalid(field, "\(seconds) Unix seconds is beyond the year 3000\(seconds > 1e11 ? " (milliseconds? APNs wants seconds)" : "")")
+            throw .invalid(field, "\(seconds) Unix seconds is \(outOfRange(seconds, epoch: 1970))\(seconds > 1e11 ? " (milliseconds? APNs wants seconds)" : "")")
         }
         return Date(timeIntervalSince1970: seconds)
     }
