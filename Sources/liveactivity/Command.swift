@@ -57,8 +57,13 @@ func printError(_ text: String) {
 func plainDescription(_ error: any Error) -> String {
     let nsError = error as NSError
     guard nsError.domain == NSCocoaErrorDomain else { return "\(error)" }
-    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-        return String(cString: strerror(Int32(underlying.code)))
+    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error {
+        if let posix = underlying as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        let inner = underlying as NSError
+        if inner.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(inner.code))) }
     }
-    return nsError.localizedDescription
+    // Foundation's sentence without its "(NSCocoaErrorDomain error 512.)" tail.
+    let text = nsError.localizedDescription
+    guard let tail = text.range(of: " (NSCocoaErrorDomain") else { return text }
+    return String(text[..<tail.lowerBound]) + " (file system error \(nsError.code))"
 }
