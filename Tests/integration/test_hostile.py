@@ -308,6 +308,8 @@ def test_flood_is_rate_limited_then_closed_1008(arena_factory):
     assert [m["requestId"] for m in snapshots] == list(range(len(snapshots)))
     assert limited, "no rate_limited error"
     assert all(m["type"] == "error" for m in limited)
+    # Every message is answered: a reply, or its own rate_limited error echoing its requestId.
+    assert sorted(m["requestId"] for m in snapshots + limited) == list(range(20)), replies
     # The connection stays: after a pause, messages go through again.
     time.sleep(1.2)
     still_works(ws, "after-pause")
@@ -343,6 +345,30 @@ def test_flood_is_rate_limited_then_closed_1008(arena_factory):
     seen = {e["sequence"] for e in arena.watcher.events(arena.since)}
     assert seen == seqs, "watcher's events differ from the accepted starts"
     arena.check(allowed_events=seqs, unchanged=False)
+    # A flood close keeps the replies to what the client asked before it: 30 starts and 270 lists in one
+    # write; every start applied is acknowledged before the close, so the client knows what was done.
+    flood = arena.fresh()
+    messages = [{"type": "start", "requestId": f"fs{i}", "attributes": {"workout": "yoga"}, "durationSeconds": 60}
+                for i in range(30)] + [{"type": "list", "requestId": f"fl{i}"} for i in range(270)]
+    for m in messages:
+        try:
+            flood.send_json(m)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+    acked, refused, close = set(), set(), None
+    while close is None:
+        try:
+            m = flood.recv_json(5)
+        except Closed as c:
+            close = c
+            break
+        if m["type"] == "ack":
+            acked.add(m["requestId"])
+        elif m["type"] == "error" and m["code"] == "rate_limited":
+            refused.add(m["requestId"])
+    assert close.code == 1008, close
+    started = {f"fs{i}" for i in range(30)}
+    assert acked and started <= acked | refused, (sorted(acked), sorted(refused))
 
 
 def test_flood_from_many_connections_leaves_watcher_undisturbed(arena_factory):

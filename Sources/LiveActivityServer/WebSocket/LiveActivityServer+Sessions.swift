@@ -133,7 +133,7 @@ extension LiveActivityServer {
         session.incoming = []
         metrics.messagesReceived += 1
         metrics.bytesReceived += message.count
-        guard admitMessage(session) else { return 0 }
+        guard admitMessage(session, message) else { return 0 }
         if lws_frame_is_binary(wsi) != 0 {
             send(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
                  message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
@@ -143,11 +143,13 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// Applies the per-connection rate limit; a client with ``ServerConfiguration/rateLimitedBeforeClose``
-    /// messages refused within ``refusalWindow`` seconds keeps flooding and is closed with 1008 (the bucket
-    /// lets one message through now and then, so refusals are counted over a window, not in a row).
+    /// Applies the per-connection rate limit. Each refused message gets its own `rate_limited` error, with
+    /// its `requestId`, so a client knows exactly what was not done. A client with
+    /// ``ServerConfiguration/rateLimitedBeforeClose`` messages refused within ``refusalWindow`` seconds keeps
+    /// flooding and is closed with 1008, after the replies already queued for it (the bucket lets one message
+    /// through now and then, so refusals are counted over a window, not in a row).
     /// - Returns: whether the message may be handled.
-    private func admitMessage(_ session: Session) -> Bool {
+    private func admitMessage(_ session: Session, _ message: [UInt8]) -> Bool {
         let now = clock()
         if session.bucket.take(at: now) { return true }
         if now.timeIntervalSince(session.refusalWindowStart) > Self.refusalWindow {
@@ -157,9 +159,10 @@ extension LiveActivityServer {
         session.refusals += 1
         if session.refusals >= configuration.rateLimitedBeforeClose {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
-            closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s")
-        } else if session.refusals == 1 || session.refusals % 10 == 0 {
-            send(.error(requestId: nil, ProtocolError(.rateLimited, field: nil,
+            closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s",
+                      keepingQueued: true)
+        } else {
+            send(.error(requestId: ClientMessage.requestId(in: message), ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }
         return false
@@ -210,10 +213,12 @@ extension LiveActivityServer {
         return true
     }
 
-    /// Drops what a client has queued and closes it with `code` at its next WRITEABLE, or kills it after
-    /// 5 seconds if it never becomes writable.
-    func closeSoon(_ session: Session, _ code: lws_close_status, _ reason: String) {
-        session.discardOutbox()
+    /// Closes a client with `code` at its next WRITEABLE, or kills it after 5 seconds if it never becomes
+    /// writable. Nothing more is queued for it from now on.
+    /// - Parameter keepingQueued: write what is already queued first (replies to requests it made before);
+    ///   otherwise that is dropped (a client too slow to take it, a protocol error).
+    func closeSoon(_ session: Session, _ code: lws_close_status, _ reason: String, keepingQueued: Bool = false) {
+        if !keepingQueued { session.discardOutbox() }
         session.closing = (code, reason)
         lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
         lws_callback_on_writable(session.wsi)
