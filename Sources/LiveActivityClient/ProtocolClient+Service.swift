@@ -39,7 +39,8 @@ extension ProtocolClient {
         connection.port = Int32(url.port)
         connection.path = resources.keep(url.path)
         connection.host = resources.keep(url.hostHeader)
-        connection.origin = resources.keep(url.hostHeader)
+        // No Origin: a script is not a browser page (lws would send `http://HOST` even over wss, and a server
+        // that checks same-origin, ours included, refuses that for its https origin).
         connection.protocol = resources.keep(ClientConfiguration.subprotocol)
         if url.secure {
             var flags = Int32(LCCSCF_USE_SSL.rawValue)

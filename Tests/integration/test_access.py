@@ -390,3 +390,22 @@ def test_a_closed_stderr_does_not_stop_the_server(tmp_path):
     finally:
         proc.terminate()
         assert proc.wait(10) == 0
+
+
+def test_the_script_client_talks_to_a_tls_server(tmp_path, self_signed):
+    """`liveactivity start/list --server wss://…` against our own TLS server. The client used to send
+    `Origin: http://HOST` over wss, which the server's same-origin check refused (403)."""
+    cert, key = self_signed
+    srv = launch("--memory", "--tls-cert", str(cert), "--tls-key", str(key), cwd=tmp_path,
+                 log_name="test_access-tls-cli").wait_listening()
+    try:
+        url = f"wss://127.0.0.1:{srv.port}/ws"
+        started = subprocess.run([str(liveactivity_bin()), "start", "yoga", "--duration", "5m", "--server", url, "--insecure"],
+                                 capture_output=True, text=True, timeout=20)
+        assert started.returncode == 0, started.stderr
+        listed = subprocess.run([str(liveactivity_bin()), "list", "--json", "--server", url, "--insecure"],
+                                capture_output=True, text=True, timeout=20)
+        assert listed.returncode == 0, listed.stderr
+        assert [a["id"] for a in json.loads(listed.stdout)] == [started.stdout.strip()]
+    finally:
+        srv.stop()
