@@ -24,12 +24,6 @@ public enum DateWindow {
     /// Furthest a date may lie after the server's clock, in seconds: 366 days.
     public static let maximumFuture: TimeInterval = 366 * 86_400
 
-    /// Whether `date` lies in the window around `now`.
-    public static func contains(_ date: Date, now: Date) -> Bool {
-        let offset = date.timeIntervalSince(now)
-        return offset >= -maximumPast && offset <= maximumFuture
-    }
-
     /// Why `date` lies outside the window around `now` (a sentence after the field's name), or `nil` when it is
     /// inside.
     public static func problem(with date: Date, now: Date) -> String? {

@@ -56,16 +56,6 @@ public struct ClientMessage: Sendable {
     /// Every `type` the server accepts.
     public static let types = ["start", "update", "end", "stop", "pause", "resume", "extend", "list", "catchUp", "history", "hello", "push", "share", "unshare", "shares", "inspect"]
 
-    /// Only the `requestId` of a message (a string or a number), for answering one that is refused unread
-    /// (rate limit); nil when the text is not a JSON object or has none.
-    public static func requestId(in bytes: some Collection<UInt8>) -> JSONValue? {
-        guard case .object(let members)? = try? JSONValue.parse(bytes), let id = members["requestId"] else { return nil }
-        switch id {
-        case .string, .number: return id
-        default: return nil
-        }
-    }
-
     /// Parses one text frame.
     ///
     /// Never throws: a bad message yields `command = .failure(error)`, keeping the `requestId` when it

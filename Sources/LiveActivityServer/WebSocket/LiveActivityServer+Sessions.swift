@@ -162,7 +162,7 @@ extension LiveActivityServer {
             closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s",
                       keepingQueued: true)
         } else {
-            send(.error(requestId: ClientMessage.requestId(in: message), ProtocolError(.rateLimited, field: nil,
+            send(.error(requestId: ClientMessage.parse(message).requestId, ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }
         return false
