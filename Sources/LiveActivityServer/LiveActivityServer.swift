@@ -41,7 +41,12 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     var center: ActivityCenter
     let store: any ActivityStore
-    var sessions: [UInt64: Session] = [:]
+    /// The WebSocket sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
+    let boundHub: ServiceBound<Hub>
+    /// The hub. Service thread only (checked in debug builds).
+    var hub: Hub { boundHub.value }
+    /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
+    var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
     /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
@@ -102,6 +107,10 @@ public final class LiveActivityServer: @unchecked Sendable {
         }
         center = ActivityCenter(activities: activities, sequence: sequence,
                                 maximumLive: configuration.maximumLiveActivities)
+        let serviceThread = self.serviceThread
+        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)) {
+            serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
+        }
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -216,7 +225,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         stopReplication()
         closeAllSessions()
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
-        while !sessions.isEmpty, Date() < deadline {
+        while !hub.sessions.isEmpty, Date() < deadline {
             if lws_service(context, 0) < 0 { break }
         }
         timer.cancel()
@@ -225,7 +234,8 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.context = nil
         self.timer = nil
         webSocketProtocol = nil
-        sessions.removeAll()
+        for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
+        liveSessionPointers.removeAll()
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()
@@ -240,10 +250,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Sends every client a close frame with 1001 (going away). Service thread only.
     private func closeAllSessions() {
         shuttingDown = true
-        for session in sessions.values {
-            session.closing = (LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down")
-            lws_callback_on_writable(session.wsi)
-        }
+        perform(hub.closeAll(reason: "server shutting down"))
     }
 }
 

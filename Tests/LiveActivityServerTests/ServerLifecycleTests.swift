@@ -48,7 +48,7 @@ struct ServerLifecycleTests {
                 for _ in 0..<jobsPerThread {
                     server.perform { server in
                         precondition(server.isOnServiceThread, "job ran off the service thread")
-                        _ = server.sessions.count
+                        _ = server.hub.sessions.count
                         done.signal()
                     }
                 }

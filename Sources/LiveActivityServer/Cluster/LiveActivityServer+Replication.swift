@@ -38,7 +38,7 @@ extension LiveActivityServer {
             }
             let (activities, sequence) = try store.load()
             center = ActivityCenter(activities: activities, sequence: sequence, maximumLive: configuration.maximumLiveActivities)
-            for session in sessions.values where session.role != .unauthenticated { greet(session, since: nil) }
+            for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
         } catch {
             logger.warning("could not catch up with the store", ["error": "\(error)"])
         }

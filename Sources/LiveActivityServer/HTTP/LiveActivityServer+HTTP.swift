@@ -50,7 +50,7 @@ extension LiveActivityServer {
             return respond(wsi, id: id, status: 405, body: Array(#"{"code":"invalid_field","field":"method","message":"method: only GET is allowed here","type":"error"}"#.utf8))
         }
         if path == "/healthz" {
-            let body = #"{"status":"ok","activities":\#(center.activities.count),"connections":\#(sessions.count),"sequence":\#(center.sequence)}"#
+            let body = #"{"status":"ok","activities":\#(center.activities.count),"connections":\#(hub.sessions.count),"sequence":\#(center.sequence)}"#
             return respond(wsi, id: id, status: 200, body: Array(body.utf8))
         }
         let role = configuration.access.role(presenting: presentedToken(wsi))
@@ -59,7 +59,7 @@ extension LiveActivityServer {
                 message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)")).encoded())
         }
         if path == "/metrics" {
-            let connections = Dictionary(grouping: sessions.values, by: \.role).mapValues(\.count)
+            let connections = Dictionary(grouping: hub.sessions.values, by: \.role).mapValues(\.count)
             let activities = Dictionary(grouping: center.activities.values, by: \.activityState).mapValues(\.count)
             let text = metrics.exposition(connections: connections, activities: activities)
             return respond(wsi, id: id, status: 200, body: Array(text.utf8), contentType: "text/plain; version=0.0.4")

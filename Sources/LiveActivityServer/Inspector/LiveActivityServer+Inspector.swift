@@ -129,11 +129,11 @@ extension LiveActivityServer {
         guard !inspector.subscribers.isEmpty else { return }
         let frame = Frame(Self.inspectionMessage(kept, requestId: nil))
         for id in inspector.subscribers {
-            guard let session = sessions[id], session.closing == nil else {
+            guard let session = hub.sessions[id], session.closing == nil else {
                 inspector.subscribers.remove(id)
                 continue
             }
-            if enqueue(frame, to: session) { lws_callback_on_writable(session.wsi) }
+            enqueue(frame, to: session)
         }
     }
 

@@ -15,20 +15,17 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
         server.runInbox()
         return 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return server.admitUpgrade(wsi)
+        return server.webSocketFilter(wsi, sessionData: user)
     case LWS_CALLBACK_ESTABLISHED:
         guard let user else { return -1 }
-        server.sessionOpened(wsi, sessionData: user)
+        server.webSocketEstablished(wsi, sessionData: user)
         return 0
     case LWS_CALLBACK_RECEIVE:
-        guard let id = user?.load(as: UInt64.self) else { return -1 }
-        let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        return server.received(bytes, session: id, wsi: wsi)
+        return server.webSocketReceived(wsi, sessionData: user, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        guard let id = user?.load(as: UInt64.self) else { return 0 }
-        return server.writable(session: id, wsi: wsi)
+        return server.webSocketWritable(wsi, sessionData: user)
     case LWS_CALLBACK_CLOSED:
-        if let id = user?.load(as: UInt64.self) { server.sessionClosed(id) }
+        server.webSocketClosed(sessionData: user)
         return 0
     case LWS_CALLBACK_HTTP:
         guard let user, server.isAPIRequest(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }

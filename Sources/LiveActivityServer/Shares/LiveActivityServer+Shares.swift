@@ -55,7 +55,7 @@ extension LiveActivityServer {
         return shares.values
             .filter { $0.isLive(at: now) && (activityId == nil || $0.activityId == activityId) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
-            .map { share in ShareSummary(share, viewers: sessions.values.count { $0.shareId == share.id }) }
+            .map { share in ShareSummary(share, viewers: hub.sessions.values.count { $0.shareId == share.id }) }
     }
 
     /// Ends shares (revoked, expired, activity dismissed): remembered as ended, viewers closed with 1008
@@ -67,10 +67,8 @@ extension LiveActivityServer {
             share.endedAt = share.endedAt ?? now
             shares[share.id] = share
             do { try store.save(share) } catch { logger.error("could not record an ended share", ["share.id": share.id, "error": "\(error)"]) }
-            for session in sessions.values where session.shareId == share.id {
-                session.closing = (LWS_CLOSE_STATUS_POLICY_VIOLATION, reason)
-                lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
-                lws_callback_on_writable(session.wsi)
+            for session in hub.sessions.values where session.shareId == share.id {
+                closeSoon(session, .policyViolation, reason, keepingQueued: true)
             }
         }
     }

@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
@@ -103,7 +102,10 @@ extension LiveActivityServer {
         let before = session.role
         session.role = role
         send(.hello(requestId: requestId, role: role), to: session)
-        if before == .unauthenticated, role != .unauthenticated { greet(session, since: session.resumeFrom) }
+        if before == .unauthenticated, role != .unauthenticated {
+            hub.watch(session)
+            greet(session, since: session.resumeFrom)
+        }
     }
 
     /// Applies one APNs-shaped push: parsed, checked as APNs and iOS would, recorded, broadcast.
@@ -229,51 +231,35 @@ extension LiveActivityServer {
         send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence, role: session.role, logId: logID), to: session)
     }
 
-    /// Sends each event to every client: encoded once, the same bytes queued for all.
+    /// Sends each event to every watching client: encoded once into the hub's ring, which every session reads.
     func broadcast(_ events: [ActivityEvent], at now: Date) {
         guard !events.isEmpty else { return }
         for event in events {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
             frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
+            let audience = hub.audience(activityId: event.activity.id)
+            frame.writesLeft = audience
             metrics.broadcastEncodes += 1
-            for session in sessions.values where session.role != .unauthenticated
-                && (session.scope == nil || session.scope == event.activity.id) && enqueue(frame, to: session) {
-                frame.writesLeft += 1
-                metrics.broadcastDeliveries += 1
-            }
+            metrics.broadcastDeliveries += audience
+            perform(hub.broadcast(frame, activityId: event.activity.id))
             logger.info("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
                                   "activity.id": event.activity.id, "activity.state": event.activity.activityState.rawValue,
-                                  "clients": "\(frame.writesLeft)"])
+                                  "clients": "\(audience)"])
         }
-        requestWritableForAll()
         expireShares(now: now, events: events)
     }
 
-    /// Sends the tick to every client, replacing any tick a slow client has not taken yet.
+    /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
+    /// a tick of their own activity only, encoded once per shared activity.
     func broadcast(_ tick: Tick) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
         metrics.broadcastEncodes += 1
-        /// Share viewers get a tick of their own activity only, encoded once per shared activity.
-        var scoped: [String: Frame?] = [:]
-        for session in sessions.values where session.closing == nil && session.role != .unauthenticated {
-            if let scope = session.scope {
-                if scoped[scope] == nil {
-                    let timers = tick.timers.filter { $0.activityId == scope }
-                    scoped[scope] = timers.isEmpty ? Frame?.none : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
-                }
-                guard let own = scoped[scope] ?? nil else { continue }
-                session.pendingTick = own
-            } else {
-                session.pendingTick = frame
-            }
-            metrics.broadcastDeliveries += 1
+        let (actions, delivered) = hub.tick(frame) { scope in
+            let timers = tick.timers.filter { $0.activityId == scope }
+            return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
         }
-        requestWritableForAll()
-    }
-
-    private func requestWritableForAll() {
-        guard let context, let webSocketProtocol else { return }
-        lws_callback_on_writable_all_protocol(context, webSocketProtocol)
+        metrics.broadcastDeliveries += delivered
+        perform(actions)
     }
 
     /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.

@@ -1,98 +1,84 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// Connections: admitting, reading whole messages, writing queued frames, closing. Service thread only.
+/// Connections: admitting, reading whole messages, queuing replies, closing; the policies, with no lws
+/// (the adapter in LWS/WebSocketAdapter.swift calls these with values and performs the hub's actions).
+/// Service thread only.
 extension LiveActivityServer {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
     /// Seconds over which rate-limit refusals are counted towards closing a flooding client.
     static let refusalWindow: TimeInterval = 10
 
-    /// Close code 1013, "try again later" (RFC 6455 §7.4.1 registry), for clients too slow to keep up.
-    static let tryAgainLater = lws_close_status(rawValue: 1013)
-
-    /// Decides whether a WebSocket handshake may proceed; if not, answers it with an HTTP status.
-    /// - Returns: 0 to accept, nonzero to refuse (after writing 403, 404, 401 or 503).
-    func admitUpgrade(_ wsi: OpaquePointer) -> Int32 {
-        guard !shuttingDown else { return refuse(wsi, 503, "server shutting down") }
-        guard header(wsi, WSI_TOKEN_GET_URI) == Self.webSocketPath else {
-            return refuse(wsi, 404, "the WebSocket endpoint is \(Self.webSocketPath)")
-        }
-        if let token = queryArgument(wsi, "share") {
-            guard let share = share(forToken: token) else { return refuse(wsi, 404, "unknown share link") }
-            guard share.isLive(at: clock()), center.activities[share.activityId] != nil else { return refuse(wsi, 410, "this share has ended") }
-        }
-        guard originAllowed(wsi) else {
-            logger.warning("refused a cross-origin WebSocket", ["origin": header(wsi, WSI_TOKEN_ORIGIN) ?? ""])
-            return refuse(wsi, 403, "origin not allowed; start the server with --allowed-origin to allow it")
-        }
-        guard sessions.count < configuration.maximumConnections else {
-            return refuse(wsi, 503, "too many connections (the limit is \(configuration.maximumConnections))")
-        }
-        guard queryArgument(wsi, "share") != nil || configuration.access.role(presenting: presentedToken(wsi)) != nil else {
-            return refuse(wsi, 401, "the token matches no role")
-        }
-        return 0
+    /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
+    struct UpgradeRefusal: Error, Equatable {
+        /// 401, 403, 404, 410 or 503.
+        let status: Int
+        let reason: String
     }
 
-    /// Answers a refused handshake with a complete HTTP/1.1 response (lws 4.1's own helper writes an
-    /// HTTP/1.0 status line at this stage, which WebSocket clients reject as malformed).
-    private func refuse(_ wsi: OpaquePointer, _ status: Int, _ reason: String) -> Int32 {
-        let titles = [401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
-        let body = "\(status) \(titles[status] ?? "Error"): \(reason)\n"
-        let response = "HTTP/1.1 \(status) \(titles[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
-        let frame = Frame(Array(response.utf8))
-        _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
-        return 1
+    /// Decides whether a WebSocket handshake may proceed.
+    /// - Returns: nil to accept, else the refusal to answer with.
+    func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
+        guard !shuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
+        guard upgrade.path == Self.webSocketPath else {
+            return UpgradeRefusal(status: 404, reason: "the WebSocket endpoint is \(Self.webSocketPath)")
+        }
+        if let token = upgrade.shareToken {
+            guard let share = share(forToken: token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
+            guard share.isLive(at: clock()), center.activities[share.activityId] != nil else {
+                return UpgradeRefusal(status: 410, reason: "this share has ended")
+            }
+        }
+        guard originAllowed(upgrade) else {
+            logger.warning("refused a cross-origin WebSocket", ["origin": upgrade.origin ?? ""])
+            return UpgradeRefusal(status: 403, reason: "origin not allowed; start the server with --allowed-origin to allow it")
+        }
+        guard hub.sessions.count < configuration.maximumConnections else {
+            return UpgradeRefusal(status: 503, reason: "too many connections (the limit is \(configuration.maximumConnections))")
+        }
+        guard upgrade.shareToken != nil || configuration.access.role(presenting: upgrade.token) != nil else {
+            return UpgradeRefusal(status: 401, reason: "the token matches no role")
+        }
+        return nil
     }
 
     /// Same-origin by default: a browser's `Origin` must be this server's own scheme and `Host`, or one of
     /// the allowed origins. Clients that send no `Origin` (scripts) are not browsers and pass.
-    private func originAllowed(_ wsi: OpaquePointer) -> Bool {
-        guard let origin = header(wsi, WSI_TOKEN_ORIGIN)?.lowercased() else { return true }
+    private func originAllowed(_ upgrade: UpgradeRequest) -> Bool {
+        guard let origin = upgrade.origin?.lowercased() else { return true }
         let scheme = configuration.usesTLS ? "https" : "http"
-        if let host = header(wsi, WSI_TOKEN_HOST)?.lowercased(), origin == "\(scheme)://\(host)" { return true }
+        if let host = upgrade.host?.lowercased(), origin == "\(scheme)://\(host)" { return true }
         return configuration.allowedOrigins.contains { $0.lowercased() == origin }
-    }
-
-    /// The token a client presents: `Authorization: Bearer …` (scripts) or `?token=` (browsers).
-    func presentedToken(_ wsi: OpaquePointer) -> String? {
-        if let authorization = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION) {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
-        }
-        return queryArgument(wsi, "token")
     }
 
     /// Registers a new client and queues its first message: a `snapshot` (or the events after
     /// `?since=`), or, if it must present a token first, an `unauthorized` error.
-    func sessionOpened(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) {
+    /// - Returns: the session, which the adapter keeps in the connection's per-session data.
+    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?) -> Session {
         let id = nextSessionID
         nextSessionID += 1
-        sessionData.storeBytes(of: id, as: UInt64.self)
-        // zlib's smallest compression state: about 25 KB per connection instead of about 95 KB, with the
-        // same wire format (measured in BENCHMARKS.md); nothing to do when deflate was not negotiated.
-        _ = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", "1")
-        let share: Share? = queryArgument(wsi, "share").flatMap { token in self.share(forToken: token) }
-        let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: presentedToken(wsi)) ?? .unauthenticated)
-        let session = Session(id: id, wsi: wsi, role: role,
+        let share: Share? = upgrade.shareToken.flatMap { token in self.share(forToken: token) }
+        let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
+        let session = Session(id: id, connection: connection, role: role,
                               bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
         session.shareId = share?.id
         session.scope = share?.activityId
-        session.resumeFrom = queryArgument(wsi, "since").flatMap(UInt64.init)
-        session.resumeLog = queryArgument(wsi, "log")
-        sessions[id] = session
+        session.resumeFrom = upgrade.since
+        session.resumeLog = upgrade.log
+        hub.add(session)
         if session.scope != nil {
+            hub.watch(session)
             greet(session, since: nil)
         } else if role == .unauthenticated {
             send(.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
                  message: "token: this server needs a token to watch; send {\"type\":\"hello\",\"token\":…}")), to: session)
         } else {
+            hub.watch(session)
             greet(session, since: session.resumeFrom)
         }
-        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(sessions.count)"])
+        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(hub.sessions.count)"])
+        return session
     }
 
     /// The first data a watching client gets: a snapshot, or the events after `since`.
@@ -109,38 +95,39 @@ extension LiveActivityServer {
     }
 
     /// Forgets a client whose connection has closed.
-    func sessionClosed(_ id: UInt64) {
-        sessions[id] = nil
-        logger.debug("client disconnected", ["session.id": "\(id)", "sessions.total": "\(sessions.count)"])
+    func sessionClosed(_ session: Session) {
+        hub.remove(session)
+        inspector.subscribers.remove(session.id)
+        logger.debug("client disconnected", ["session.id": "\(session.id)", "sessions.total": "\(hub.sessions.count)"])
     }
 
     /// Collects one fragment; once the message is whole, handles it.
-    /// - Returns: -1 to close the connection, else 0.
-    func received(_ bytes: UnsafeRawBufferPointer, session id: UInt64, wsi: OpaquePointer) -> Int32 {
-        guard let session = sessions[id] else { return -1 }
-        if session.refusedOversizedMessage || session.closing != nil { return 0 }
+    /// - Parameters:
+    ///   - isFinal: whether this fragment ends the message.
+    ///   - isBinary: whether the message is a binary one (refused: the protocol is JSON text).
+    func received(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, isBinary: Bool, session: Session) {
+        if session.refusedOversizedMessage || session.closing != nil { return }
         if session.incoming.count + bytes.count > configuration.maximumMessageBytes {
             // Returning -1 here does not close a permessage-deflate connection in lws 4.1 (it goes on
             // delivering inflated chunks), so drop the rest of the message and close from WRITEABLE.
             session.refusedOversizedMessage = true
             session.incoming = []
-            closeSoon(session, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than \(configuration.maximumMessageBytes) bytes")
-            return 0
+            closeSoon(session, .messageTooBig, "message larger than \(configuration.maximumMessageBytes) bytes")
+            return
         }
         session.incoming.append(contentsOf: bytes)
-        guard lws_is_final_fragment(wsi) != 0 else { return 0 }
+        guard isFinal else { return }
         let message = session.incoming
         session.incoming = []
         metrics.messagesReceived += 1
         metrics.bytesReceived += message.count
-        guard admitMessage(session, message) else { return 0 }
-        if lws_frame_is_binary(wsi) != 0 {
+        guard admitMessage(session, message) else { return }
+        if isBinary {
             send(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
                  message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
-            return 0
+            return
         }
         handle(ClientMessage.parse(message), from: session)
-        return 0
     }
 
     /// Applies the per-connection rate limit. Each refused message gets its own `rate_limited` error, with
@@ -159,7 +146,7 @@ extension LiveActivityServer {
         session.refusals += 1
         if session.refusals >= configuration.rateLimitedBeforeClose {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
-            closeSoon(session, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s",
+            closeSoon(session, .policyViolation, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s",
                       keepingQueued: true)
         } else {
             send(.error(requestId: ClientMessage.parse(message).requestId, ProtocolError(.rateLimited, field: nil,
@@ -168,84 +155,23 @@ extension LiveActivityServer {
         return false
     }
 
-    /// Writes one queued frame (one `lws_write` per WRITEABLE, as lws requires) and re-arms if more wait.
-    /// - Returns: -1 to close the connection, else 0.
-    func writable(session id: UInt64, wsi: OpaquePointer) -> Int32 {
-        guard let session = sessions[id] else { return -1 }
-        if let frame = session.next() {
-            session.lastWritten = frame
-            if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
-            metrics.messagesSent += 1
-            metrics.bytesSent += frame.count
-            if let accepted = frame.acceptedAt {
-                frame.writesLeft -= 1
-                if frame.writesLeft == 0 {
-                    metrics.changeToWire.observe(Double(DispatchTime.now().uptimeNanoseconds - accepted) / 1e9)
-                }
-            }
-        } else if let (code, reason) = session.closing {
-            close(wsi, code, reason)
-            return -1
-        }
-        if session.hasPending || session.closing != nil { lws_callback_on_writable(wsi) }
-        return 0
-    }
-
     /// Queues one message for one client.
     func send(_ message: ServerMessage, to session: Session) {
         if case .error(_, let error) = message { metrics.errors[error.code.rawValue, default: 0] += 1 }
         enqueue(Frame(message.encoded()), to: session)
-        lws_callback_on_writable(session.wsi)
     }
 
-    /// Queues a frame. A client whose queue would pass ``ServerConfiguration/maximumQueuedBytes`` has
-    /// fallen behind: its queue is dropped and it is closed with 1013 (it may resume with `since`).
-    /// - Returns: whether the frame was queued.
-    @discardableResult
-    func enqueue(_ frame: Frame, to session: Session) -> Bool {
-        guard session.closing == nil else { return false }
-        if session.queuedBytes + frame.count > configuration.maximumQueuedBytes {
-            logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.queuedBytes)"])
-            closeSoon(session, Self.tryAgainLater, "client too slow; reconnect with ?since= to resume")
-            return false
-        }
-        session.enqueue(frame)
-        return true
+    /// Queues a frame for one client, in order with the broadcast. A client that would then lag by more than
+    /// ``ServerConfiguration/maximumQueuedBytes`` is closed with 1013 instead (it may resume with `since`).
+    func enqueue(_ frame: Frame, to session: Session) {
+        perform(hub.send(frame, to: session))
     }
 
     /// Closes a client with `code` at its next WRITEABLE, or kills it after 5 seconds if it never becomes
     /// writable. Nothing more is queued for it from now on.
     /// - Parameter keepingQueued: write what is already queued first (replies to requests it made before);
     ///   otherwise that is dropped (a client too slow to take it, a protocol error).
-    func closeSoon(_ session: Session, _ code: lws_close_status, _ reason: String, keepingQueued: Bool = false) {
-        if !keepingQueued { session.discardOutbox() }
-        session.closing = (code, reason)
-        lws_set_timeout(session.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
-        lws_callback_on_writable(session.wsi)
-    }
-
-    /// Sets the close code and reason lws sends in the close frame.
-    func close(_ wsi: OpaquePointer, _ code: lws_close_status, _ reason: String) {
-        var bytes = Array(reason.utf8.prefix(123))
-        lws_close_reason(wsi, code, &bytes, bytes.count)
-    }
-
-    /// The value of `name` in the request's query string (`?since=12`), URL-decoded, or nil.
-    func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 1024)
-        return buffer.withUnsafeMutableBufferPointer { buffer in
-            // lws copies "name=value" into the buffer and returns a pointer just after "name=".
-            guard let value = lws_get_urlarg_by_name(wsi, name + "=", buffer.baseAddress, Int32(buffer.count)) else { return nil }
-            return String(cString: value)
-        }
-    }
-
-    /// The value of one request header, or nil.
-    func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
-        let length = Int(lws_hdr_total_length(wsi, token))
-        guard length > 0, length < 8192 else { return nil }
-        var buffer = [CChar](repeating: 0, count: length + 1)
-        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    func closeSoon(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) {
+        perform(hub.close(session, code, reason, keepingQueued: keepingQueued))
     }
 }

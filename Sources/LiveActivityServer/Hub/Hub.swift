@@ -1,0 +1,245 @@
+import Foundation
+
+/// The sessions, the broadcast and the slow-client policy, as a state machine with no I/O: each call
+/// changes the state and returns the ``HubAction``s the transport must perform; ``nextWrite(for:)`` says what
+/// to write when a client's socket is writable. Service thread only.
+///
+/// - Broadcast events are encoded once into a ``BroadcastRing``; every watching session reads it at its own
+///   ``Session/cursor`` (no per-session work per event).
+/// - A session's own replies (acks, errors, snapshots, catch-up) are written in order with the broadcast: a
+///   reply queued when the ring's head was at `p` is written after the frames before `p` and before the
+///   ones from `p` on.
+/// - Ticks are replaced, never queued: a slow client gets only the newest.
+/// - A session whose unwritten bytes (broadcast lag plus replies) pass ``maximumQueuedBytes`` is closed with
+///   1013 (``CloseCode/tryAgainLater``); it may reconnect and resume with `since`.
+final class Hub {
+    /// What the transport must do after a hub call.
+    enum Action: Equatable {
+        /// Ask for a WRITEABLE callback on this session's connection.
+        case requestWritable(Session)
+        /// Ask for WRITEABLE on every WebSocket connection (after a broadcast).
+        case requestWritableForAll
+        /// The session is closing: ask for WRITEABLE and kill the connection if it never becomes writable
+        /// (5 s), so a client that reads nothing cannot hold it open.
+        case closeSoon(Session)
+
+        static func == (a: Action, b: Action) -> Bool {
+            switch (a, b) {
+            case (.requestWritable(let x), .requestWritable(let y)), (.closeSoon(let x), .closeSoon(let y)): return x === y
+            case (.requestWritableForAll, .requestWritableForAll): return true
+            default: return false
+            }
+        }
+    }
+
+    /// What to do on a WRITEABLE callback.
+    enum Write {
+        /// Write this frame (one `lws_write`); ask for WRITEABLE again if `more`.
+        case frame(Frame, more: Bool)
+        /// Everything is written: send a close frame with this code and reason, then close.
+        case close(CloseCode, String)
+        /// Nothing to write (a spurious callback).
+        case idle
+    }
+
+    /// Most unwritten bytes a session may have before it is closed with 1013.
+    let maximumQueuedBytes: Int
+    /// Frames appended between two full passes over the sessions (to drop frames every session has read).
+    let scanInterval: Int
+
+    /// Every open session, by id.
+    private(set) var sessions: [UInt64: Session] = [:]
+    /// The broadcast frames not yet read by every watching session.
+    private(set) var ring = BroadcastRing()
+    /// Sessions that read the broadcast (with a cursor), for sizing and logs.
+    private(set) var watching = 0
+    /// A position no watching cursor is below (exact after each pass, possibly low in between).
+    private var oldestCursor: UInt64 = 0
+    private var appendedSinceScan = 0
+    /// Sessions closed as too slow, since start.
+    private(set) var culled = 0
+
+    /// - Parameters:
+    ///   - maximumQueuedBytes: most unwritten payload bytes per session, broadcast lag included.
+    ///   - scanInterval: frames between full passes that drop read frames (bounded memory, amortised cost).
+    init(maximumQueuedBytes: Int, scanInterval: Int = 256) {
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.scanInterval = scanInterval
+    }
+
+    // MARK: Sessions
+
+    /// Registers a new session (not watching yet).
+    func add(_ session: Session) {
+        sessions[session.id] = session
+    }
+
+    /// Forgets a session whose connection has closed.
+    func remove(_ session: Session) {
+        if sessions.removeValue(forKey: session.id) != nil, session.cursor != nil { watching -= 1 }
+        session.cursor = nil
+        session.replies = []
+        session.replyHead = 0
+        session.replyBytes = 0
+        session.pendingTick = nil
+        session.lastWritten = nil
+    }
+
+    /// Starts sending `session` every broadcast from now on (after its snapshot, queued next).
+    func watch(_ session: Session) {
+        guard session.cursor == nil, session.closing == nil else { return }
+        session.cursor = ring.head
+        watching += 1
+    }
+
+    // MARK: Sending
+
+    /// Queues a reply to one session, in order with the broadcast.
+    /// - Returns: ask for WRITEABLE; or, when the session would lag by more than ``maximumQueuedBytes``,
+    ///   close it with 1013; nothing when it is already closing.
+    func send(_ frame: Frame, to session: Session) -> [Action] {
+        guard session.closing == nil, sessions[session.id] === session else { return [] }
+        if lag(of: session) + frame.count > maximumQueuedBytes {
+            return close(session, .tryAgainLater, Self.tooSlowReason)
+        }
+        session.replies.append((ring.head, frame))
+        session.replyBytes += frame.count
+        return [.requestWritable(session)]
+    }
+
+    /// Appends one broadcast frame for every watching session (share viewers: only when `activityId` is theirs).
+    /// - Returns: ask for WRITEABLE everywhere, plus the closes of sessions that fell too far behind.
+    func broadcast(_ frame: Frame, activityId: String?) -> [Action] {
+        ring.append(frame, activityId: activityId)
+        appendedSinceScan += 1
+        var actions: [Action] = [.requestWritableForAll]
+        if appendedSinceScan >= scanInterval || ring.bytes(from: oldestCursor) > maximumQueuedBytes {
+            actions += scan()
+        }
+        return actions
+    }
+
+    /// How many watching sessions a frame about `activityId` reaches (share viewers of other activities excluded).
+    func audience(activityId: String?) -> Int {
+        guard let activityId else { return watching }
+        return sessions.values.count { $0.cursor != nil && $0.closing == nil && ($0.scope == nil || $0.scope == activityId) }
+    }
+
+    /// Replaces every watching session's pending tick: `frame` for those that see every activity, and
+    /// `scoped(activityId)` (nil: no tick) for share viewers.
+    /// - Returns: ask for WRITEABLE everywhere; the count of sessions given a tick.
+    func tick(_ frame: Frame, scoped: (String) -> Frame?) -> (actions: [Action], delivered: Int) {
+        var delivered = 0
+        var perScope: [String: Frame?] = [:]
+        for session in sessions.values where session.closing == nil && session.cursor != nil {
+            if let scope = session.scope {
+                if perScope[scope] == nil { perScope[scope] = .some(scoped(scope)) }
+                guard let own = perScope[scope] ?? nil else { continue }
+                session.pendingTick = own
+            } else {
+                session.pendingTick = frame
+            }
+            delivered += 1
+        }
+        return ([.requestWritableForAll], delivered)
+    }
+
+    // MARK: Closing
+
+    /// Closes `session` with `code` once what it must still get is written.
+    /// - Parameter keepingQueued: write what is already queued first (replies to requests it made, broadcast
+    ///   frames up to now); otherwise drop it (a client too slow to take it, a protocol error).
+    func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
+        guard session.closing == nil else { return [] }
+        session.closing = (code, reason)
+        session.pendingTick = nil
+        if keepingQueued {
+            session.cursorLimit = ring.head
+        } else {
+            session.replies = []
+            session.replyHead = 0
+            session.replyBytes = 0
+            if session.cursor != nil { watching -= 1 }
+            session.cursor = nil
+        }
+        if code == .tryAgainLater { culled += 1 }
+        return [.closeSoon(session)]
+    }
+
+    /// Closes every session with 1001 (server shutting down), dropping what they have not read.
+    func closeAll(reason: String) -> [Action] {
+        sessions.values.flatMap { close($0, .goingAway, reason) }
+    }
+
+    // MARK: Writing
+
+    /// What to write to `session` now: its next reply or broadcast frame in order, else its pending tick,
+    /// else its close frame once it is closing. Advances the session past what it returns.
+    func nextWrite(for session: Session) -> Write {
+        while true {
+            if session.replyHead < session.replies.count {
+                let reply = session.replies[session.replyHead]
+                if session.cursor.map({ reply.position <= $0 || $0 >= session.cursorLimit }) ?? true {
+                    session.replyHead += 1
+                    session.replyBytes -= reply.frame.count
+                    if session.replyHead == session.replies.count {
+                        session.replies.removeAll(keepingCapacity: true)
+                        session.replyHead = 0
+                    } else if session.replyHead >= 1024 {
+                        session.replies.removeFirst(session.replyHead)
+                        session.replyHead = 0
+                    }
+                    return .frame(reply.frame, more: hasPending(session))
+                }
+            }
+            if let cursor = session.cursor, cursor < min(ring.head, session.cursorLimit) {
+                session.cursor = cursor + 1
+                let entry = ring.entry(at: cursor)
+                if let scope = session.scope, entry.activityId != nil, entry.activityId != scope { continue }
+                return .frame(entry.frame, more: hasPending(session))
+            }
+            break
+        }
+        if let tick = session.pendingTick {
+            session.pendingTick = nil
+            return .frame(tick, more: session.closing != nil)
+        }
+        if let (code, reason) = session.closing { return .close(code, reason) }
+        return .idle
+    }
+
+    /// Whether anything is left to write to `session` (a close frame counts).
+    func hasPending(_ session: Session) -> Bool {
+        session.replyHead < session.replies.count
+            || session.cursor.map { $0 < min(ring.head, session.cursorLimit) } == true
+            || session.pendingTick != nil || session.closing != nil
+    }
+
+    /// Unwritten payload bytes of `session`: its replies and the broadcast frames it has not read.
+    func lag(of session: Session) -> Int {
+        session.replyBytes + (session.cursor.map { ring.bytes(from: $0) } ?? 0)
+    }
+
+    // MARK: Policy
+
+    static let tooSlowReason = "client too slow; reconnect with ?since= to resume"
+
+    /// One pass over the watching sessions: closes those lagging by more than ``maximumQueuedBytes`` (1013)
+    /// and drops the frames every remaining one has read.
+    private func scan() -> [Action] {
+        appendedSinceScan = 0
+        var actions: [Action] = []
+        var oldest = ring.head
+        for session in sessions.values {
+            guard let cursor = session.cursor else { continue }
+            if session.closing == nil, lag(of: session) > maximumQueuedBytes {
+                actions += close(session, .tryAgainLater, Self.tooSlowReason)
+                continue
+            }
+            oldest = min(oldest, cursor)
+        }
+        oldestCursor = oldest
+        ring.discard(before: oldest)
+        return actions
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LiveActivityCore
+
+/// One connected WebSocket client: what it may do, and where it is in the broadcast. Owned by the ``Hub``;
+/// touched only by the service thread. The lws adapter reaches it through the connection's per-session data
+/// (an unmanaged reference), so a write needs no lookup.
+final class Session {
+    /// Server-assigned id, for logs and the inspector's subscriber list.
+    let id: UInt64
+    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
+    let connection: ConnectionHandle?
+
+    // MARK: Delivery (the hub's)
+
+    /// Next broadcast position to write; nil while the client does not watch (no token yet).
+    var cursor: UInt64?
+    /// Broadcast positions from here on are not written (set when closing with what is queued kept).
+    var cursorLimit: UInt64 = .max
+    /// Replies to this client, each written once the broadcast before it (`position`) is written.
+    var replies: [(position: UInt64, frame: Frame)] = []
+    var replyHead = 0
+    /// Payload bytes in `replies` not yet written.
+    var replyBytes = 0
+    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
+    var pendingTick: Frame?
+    /// Close code and reason to send once what is queued is written.
+    var closing: (code: CloseCode, reason: String)?
+    /// The frame written last. permessage-deflate may go on reading a written payload on later POLLOUTs
+    /// (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`.
+    var lastWritten: Frame?
+
+    // MARK: Protocol state
+
+    /// The message being received, across fragments.
+    var incoming: [UInt8] = []
+    /// Set once a message went over the size limit; every later fragment is refused.
+    var refusedOversizedMessage = false
+    /// What the client may do.
+    var role: AccessPolicy.Role
+    /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.
+    var shareId: String?
+    /// For a share viewer: the one activity it may see.
+    var scope: String?
+    /// The `?since=` it connected with: where to resume once it may watch (after `hello` if need be).
+    var resumeFrom: UInt64?
+    /// The `?log=` it connected with: the log its `since` belongs to.
+    var resumeLog: String?
+    /// Limits how fast the client may send messages.
+    var bucket: TokenBucket
+    /// Messages refused by the rate limit in the current window, and when that window began.
+    var refusals = 0
+    var refusalWindowStart = Date.distantPast
+
+    /// Creates a session that does not watch yet (see ``Hub/watch(_:)``).
+    init(id: UInt64, connection: ConnectionHandle?, role: AccessPolicy.Role, bucket: TokenBucket) {
+        self.id = id
+        self.connection = connection
+        self.role = role
+        self.bucket = bucket
+    }
+
+    /// Replies queued and not yet written.
+    var queuedReplies: Int { replies.count - replyHead }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import LiveActivityCore
+import Testing
+@testable import LiveActivityServer
+
+/// The hub's broadcast, ordering and slow-client policy, with no sockets: sessions without connections,
+/// writes taken with `nextWrite` as the adapter would on WRITEABLE.
+struct HubTests {
+    private func session(_ id: UInt64, role: AccessPolicy.Role = .viewer, scope: String? = nil) -> Session {
+        let session = Session(id: id, connection: nil, role: role, bucket: TokenBucket(capacity: 10, rate: 10))
+        session.scope = scope
+        return session
+    }
+
+    private func frame(_ text: String) -> Frame { Frame(Array(text.utf8)) }
+
+    /// Everything `session` would be written now, as text, and how it ends (`close:1013`, or nothing).
+    private func drain(_ hub: Hub, _ session: Session) -> [String] {
+        var written: [String] = []
+        while true {
+            switch hub.nextWrite(for: session) {
+            case .frame(let frame, _): written.append(String(decoding: frame.bytes, as: UTF8.self))
+            case .close(let code, _): written.append("close:\(code.rawValue)"); return written
+            case .idle: return written
+            }
+        }
+    }
+
+    @Test func everyWatcherReadsTheSameEncodedFrameInOrder() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let a = session(1), b = session(2)
+        for s in [a, b] { hub.add(s); hub.watch(s) }
+        let first = frame("e1")
+        #expect(hub.broadcast(first, activityId: "x") == [.requestWritableForAll])
+        _ = hub.broadcast(frame("e2"), activityId: "x")
+        guard case .frame(let written, let more) = hub.nextWrite(for: a) else { Issue.record("nothing to write"); return }
+        #expect(written === first)
+        #expect(more)
+        #expect(drain(hub, a) == ["e2"])
+        #expect(drain(hub, b) == ["e1", "e2"])
+        #expect(hub.nextWrite(for: b).isIdle)
+    }
+
+    @Test func repliesKeepTheirPlaceAmongBroadcasts() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let requester = session(1, role: .controller), other = session(2)
+        for s in [requester, other] { hub.add(s); hub.watch(s) }
+        _ = hub.broadcast(frame("before"), activityId: nil)
+        #expect(hub.send(frame("ack"), to: requester) == [.requestWritable(requester)])
+        _ = hub.broadcast(frame("after"), activityId: nil)
+        #expect(drain(hub, requester) == ["before", "ack", "after"])
+        #expect(drain(hub, other) == ["before", "after"])
+    }
+
+    @Test func aSessionThatDoesNotWatchGetsRepliesOnly() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let stranger = session(1, role: .unauthenticated)
+        hub.add(stranger)
+        _ = hub.send(frame("unauthorized"), to: stranger)
+        _ = hub.broadcast(frame("event"), activityId: nil)
+        #expect(drain(hub, stranger) == ["unauthorized"])
+        hub.watch(stranger)
+        _ = hub.send(frame("snapshot"), to: stranger)
+        _ = hub.broadcast(frame("next"), activityId: nil)
+        #expect(drain(hub, stranger) == ["snapshot", "next"])
+    }
+
+    @Test func ticksAreReplacedNotQueued() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let slow = session(1)
+        hub.add(slow); hub.watch(slow)
+        for second in 1...5 { _ = hub.tick(frame("tick\(second)")) { _ in nil } }
+        _ = hub.broadcast(frame("event"), activityId: nil)
+        #expect(drain(hub, slow) == ["event", "tick5"])
+    }
+
+    @Test func shareViewersSeeTheirActivityOnly() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let viewer = session(1, scope: "mine"), everyone = session(2)
+        for s in [viewer, everyone] { hub.add(s); hub.watch(s) }
+        _ = hub.broadcast(frame("other"), activityId: "theirs")
+        _ = hub.broadcast(frame("own"), activityId: "mine")
+        #expect(hub.audience(activityId: "mine") == 2)
+        #expect(hub.audience(activityId: "theirs") == 1)
+        let (_, delivered) = hub.tick(frame("tick-all")) { scope in scope == "mine" ? self.frame("tick-mine") : nil }
+        #expect(delivered == 2)
+        #expect(drain(hub, viewer) == ["own", "tick-mine"])
+        #expect(drain(hub, everyone) == ["other", "own", "tick-all"])
+    }
+
+    @Test func aClientThatFallsBehindIsClosedWith1013AndTheOthersGoOn() {
+        let hub = Hub(maximumQueuedBytes: 100, scanInterval: 1000)
+        let slow = session(1), fast = session(2)
+        for s in [slow, fast] { hub.add(s); hub.watch(s) }
+        var closed: [Hub.Action] = []
+        for index in 0..<12 {
+            closed += hub.broadcast(frame(String(repeating: "x", count: 9) + "\(index % 10)"), activityId: nil).filter { $0 != .requestWritableForAll }
+            _ = drain(hub, fast)
+        }
+        #expect(closed == [.closeSoon(slow)])
+        #expect(slow.closing?.code == .tryAgainLater)
+        #expect(drain(hub, slow) == ["close:1013"])
+        #expect(hub.culled == 1)
+        _ = hub.broadcast(frame("later"), activityId: nil)
+        #expect(drain(hub, fast) == ["later"])
+        // Frames every remaining session has read are dropped from the ring.
+        _ = hub.broadcast(frame(String(repeating: "y", count: 200)), activityId: nil)
+        #expect(hub.ring.count <= 2)
+    }
+
+    @Test func aReplyThatWouldPassTheLimitClosesTheSession() {
+        let hub = Hub(maximumQueuedBytes: 10)
+        let client = session(1)
+        hub.add(client); hub.watch(client)
+        _ = hub.send(frame("12345"), to: client)
+        #expect(hub.send(frame("123456"), to: client) == [.closeSoon(client)])
+        #expect(drain(hub, client) == ["close:1013"])
+    }
+
+    @Test func closingKeepingQueuedWritesWhatWasQueuedThenTheCloseFrame() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let flooder = session(1, role: .controller)
+        hub.add(flooder); hub.watch(flooder)
+        _ = hub.broadcast(frame("event"), activityId: nil)
+        _ = hub.send(frame("error"), to: flooder)
+        #expect(hub.close(flooder, .policyViolation, "too many", keepingQueued: true) == [.closeSoon(flooder)])
+        #expect(hub.send(frame("dropped"), to: flooder).isEmpty)
+        _ = hub.broadcast(frame("not-for-it"), activityId: nil)
+        #expect(drain(hub, flooder) == ["event", "error", "close:1008"])
+    }
+
+    @Test func closeAllDropsWhatIsUnreadAndSendsGoingAway() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let a = session(1)
+        hub.add(a); hub.watch(a)
+        _ = hub.broadcast(frame("unread"), activityId: nil)
+        #expect(hub.closeAll(reason: "bye") == [.closeSoon(a)])
+        #expect(drain(hub, a) == ["close:1001"])
+        hub.remove(a)
+        #expect(hub.sessions.isEmpty)
+        #expect(hub.watching == 0)
+    }
+}
+
+extension Hub.Write {
+    var isIdle: Bool { if case .idle = self { true } else { false } }
+}
