@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 import LiveActivityImages
@@ -21,21 +20,21 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Cross-thread state
 
-    private let stopRequested = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
     /// Jobs for the service thread from other threads.
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
-    private let serviceThread = Locked<pthread_t?>(nil)
+    let serviceThread = Locked<pthread_t?>(nil)
 
     /// Whether the caller runs on the service thread (for preconditions and tests).
     var isOnServiceThread: Bool {
         serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
     /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
-    private let liveContext = Locked<ContextHandle?>(nil)
-    private let startupResult = Locked<Result<Int, ServerError>?>(nil)
-    private let started = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    let liveContext = Locked<ContextHandle?>(nil)
+    let startupResult = Locked<Result<Int, ServerError>?>(nil)
+    let started = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
 
     // MARK: Service-thread state
 
@@ -71,10 +70,8 @@ public final class LiveActivityServer: @unchecked Sendable {
         case refused(status: UInt32, body: [UInt8], headers: [(String, String)])
     }
     var nextSessionID: UInt64 = 1
-    var context: OpaquePointer?
-    var timer: ServiceTimer?
-    /// Our WebSocket protocol's entry in the lws table.
-    var webSocketProtocol: UnsafePointer<lws_protocols>?
+    /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
+    var runtime: LWSRuntime?
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
     var shuttingDown = false
@@ -123,7 +120,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
         }
-        let thread = Thread { [self] in serviceMain() }
+        let thread = Thread { [self] in runServiceLoop() }
         thread.name = "lws-service"
         thread.start()
         started.wait()
@@ -133,18 +130,14 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
-        liveContext.withLock { context in
-            if let context { lws_cancel_service(context.pointer) }
-        }
+        wakeServiceThread()
     }
 
     /// Runs `job` on the service thread, soon. Thread-safe; this is how other threads (image fetchers,
     /// stores) hand results to the thread that owns lws and the activities.
     func perform(_ job: @escaping ServiceInbox.Job) {
         guard inbox.post(job) else { return }
-        liveContext.withLock { context in
-            if let context { lws_cancel_service(context.pointer) }
-        }
+        wakeServiceThread()
     }
 
     /// Runs the jobs other threads handed over. Service thread only.
@@ -157,105 +150,4 @@ public final class LiveActivityServer: @unchecked Sendable {
         finished.wait()
         finished.signal()
     }
-
-    // MARK: Service thread
-
-    private func serviceMain() {
-        serviceThread.withLock { $0 = pthread_self() }
-        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
-        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
-                                            pingAfter: configuration.pingIntervalSeconds,
-                                            hangUpAfter: configuration.idleTimeoutSeconds)
-        var info = lws_context_creation_info()
-        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
-            | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
-        info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.uid = -1
-        info.gid = -1
-        if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
-        // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
-        // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
-        if ServerConfiguration.isIPv4(configuration.listenAddress) { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
-        guard let context = lws_create_context(&info) else {
-            finishStartup(.failure(.context))
-            return
-        }
-        self.context = context
-        webSocketProtocol = UnsafePointer(resources.protocols)
-        let host = resources.keep(configuration.listenAddress)
-        info.port = Int32(configuration.port)
-        info.iface = UnsafePointer(host)
-        info.protocols = UnsafePointer(resources.protocols)
-        info.extensions = UnsafePointer(resources.extensions)
-        info.mounts = UnsafePointer(resources.mount)
-        info.vhost_name = UnsafePointer(resources.keep("default"))
-        info.retry_and_idle_policy = UnsafePointer(resources.idlePolicy)
-        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
-            info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
-            info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
-        }
-        guard let vhost = lws_create_vhost(context, &info) else {
-            lws_context_destroy(context)
-            finishStartup(.failure(.listen(host: configuration.host, port: configuration.port)))
-            return
-        }
-        let port = Int(lws_get_vhost_port(vhost))
-        let timer = ServiceTimer(server: self)
-        self.timer = timer
-        liveContext.withLock { $0 = ContextHandle(pointer: context) }
-        finishStartup(.success(port))
-        startReplication()
-        runInbox()
-        logger.info("listening", ["host": configuration.host, "port": "\(port)",
-                                  "public": configuration.publicDirectory.path])
-        timerFired()
-
-        var failures = 0
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
-            // a run of them means the loop is gone.
-            if lws_service(context, 0) < 0 {
-                failures += 1
-                logger.warning("lws_service failed", ["failures": "\(failures)"])
-                if failures >= 100 { logger.error("event loop broken; stopping"); break }
-            } else {
-                failures = 0
-            }
-        }
-        stopReplication()
-        closeAllSessions()
-        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
-        while !hub.sessions.isEmpty, Date() < deadline {
-            if lws_service(context, 0) < 0 { break }
-        }
-        timer.cancel()
-        liveContext.withLock { $0 = nil }
-        lws_context_destroy(context)
-        self.context = nil
-        self.timer = nil
-        webSocketProtocol = nil
-        for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
-        liveSessionPointers.removeAll()
-        withExtendedLifetime(resources) {}
-        logger.info("stopped")
-        finished.signal()
-    }
-
-    private func finishStartup(_ result: Result<Int, ServerError>) {
-        startupResult.withLock { $0 = result }
-        started.signal()
-        if case .failure = result { finished.signal() }
-    }
-
-    /// Sends every client a close frame with 1001 (going away). Service thread only.
-    private func closeAllSessions() {
-        shuttingDown = true
-        perform(hub.closeAll(reason: "server shutting down"))
-    }
-}
-
-/// An lws context pointer that may cross threads, for `lws_cancel_service` only (the one lws call that is
-/// safe from any thread).
-private struct ContextHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
 }

@@ -94,8 +94,8 @@ extension LiveActivityServer {
             case .requestWritable(let session):
                 if let wsi = session.connection?.wsi { lws_callback_on_writable(wsi) }
             case .requestWritableForAll:
-                guard let context, let webSocketProtocol else { continue }
-                lws_callback_on_writable_all_protocol(context, webSocketProtocol)
+                guard let runtime else { continue }
+                lws_callback_on_writable_all_protocol(runtime.context, runtime.webSocketProtocol)
             case .closeSoon(let session):
                 if session.closing?.code == .tryAgainLater {
                     logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(hub.lag(of: session))"])

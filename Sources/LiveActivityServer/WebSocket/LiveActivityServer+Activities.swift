@@ -279,9 +279,8 @@ extension LiveActivityServer {
 
     /// Schedules the timer for the next whole second or the next deadline, whichever comes first.
     func scheduleTimer(now: Date) {
-        guard let context, let timer else { return }
         var due = tickDue
         if let deadline = center.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
-        timer.schedule(in: context, after: due - now.timeIntervalSince1970)
+        scheduleTimer(after: due - now.timeIntervalSince1970)
     }
 }

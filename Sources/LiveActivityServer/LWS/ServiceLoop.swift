@@ -1,0 +1,130 @@
+import CLibWebSockets
+import Foundation
+import LiveActivityCore
+
+/// The libwebsockets context while the service thread runs: the context, our protocol's entry and the timer.
+/// Service thread only.
+final class LWSRuntime {
+    let context: OpaquePointer
+    /// Our WebSocket protocol's entry in the lws table (for `lws_callback_on_writable_all_protocol`).
+    let webSocketProtocol: UnsafePointer<lws_protocols>
+    /// The server's one timer.
+    let timer: ServiceTimer
+
+    init(context: OpaquePointer, webSocketProtocol: UnsafePointer<lws_protocols>, timer: ServiceTimer) {
+        self.context = context
+        self.webSocketProtocol = webSocketProtocol
+        self.timer = timer
+    }
+}
+
+/// An lws context pointer that may cross threads, for `lws_cancel_service` only (the one lws call that is
+/// safe from any thread).
+struct ContextHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The service thread: creates the lws context and vhost, runs `lws_service` until asked to stop, closes
+/// every client and destroys the context.
+extension LiveActivityServer {
+    /// Wakes the service thread (`lws_cancel_service`, safe from any thread), which then drains the inbox
+    /// and checks for a stop request. Thread-safe.
+    func wakeServiceThread() {
+        liveContext.withLock { context in
+            if let context { lws_cancel_service(context.pointer) }
+        }
+    }
+
+    /// Schedules the timer to fire after `seconds`. Service thread only.
+    func scheduleTimer(after seconds: TimeInterval) {
+        guard let runtime else { return }
+        runtime.timer.schedule(in: runtime.context, after: seconds)
+    }
+
+    // MARK: Service thread
+
+    func runServiceLoop() {
+        serviceThread.withLock { $0 = pthread_self() }
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                                            pingAfter: configuration.pingIntervalSeconds,
+                                            hangUpAfter: configuration.idleTimeoutSeconds)
+        var info = lws_context_creation_info()
+        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+            | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.uid = -1
+        info.gid = -1
+        if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
+        // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
+        // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
+        if ServerConfiguration.isIPv4(configuration.listenAddress) { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        guard let context = lws_create_context(&info) else {
+            finishStartup(.failure(.context))
+            return
+        }
+        let host = resources.keep(configuration.listenAddress)
+        info.port = Int32(configuration.port)
+        info.iface = UnsafePointer(host)
+        info.protocols = UnsafePointer(resources.protocols)
+        info.extensions = UnsafePointer(resources.extensions)
+        info.mounts = UnsafePointer(resources.mount)
+        info.vhost_name = UnsafePointer(resources.keep("default"))
+        info.retry_and_idle_policy = UnsafePointer(resources.idlePolicy)
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
+            info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
+            info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
+        }
+        guard let vhost = lws_create_vhost(context, &info) else {
+            lws_context_destroy(context)
+            finishStartup(.failure(.listen(host: configuration.host, port: configuration.port)))
+            return
+        }
+        let port = Int(lws_get_vhost_port(vhost))
+        let timer = ServiceTimer(server: self)
+        runtime = LWSRuntime(context: context, webSocketProtocol: UnsafePointer(resources.protocols), timer: timer)
+        liveContext.withLock { $0 = ContextHandle(pointer: context) }
+        finishStartup(.success(port))
+        startReplication()
+        runInbox()
+        logger.info("listening", ["host": configuration.host, "port": "\(port)",
+                                  "public": configuration.publicDirectory.path])
+        timerFired()
+
+        var failures = 0
+        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+            // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
+            // a run of them means the loop is gone.
+            if lws_service(context, 0) < 0 {
+                failures += 1
+                logger.warning("lws_service failed", ["failures": "\(failures)"])
+                if failures >= 100 { logger.error("event loop broken; stopping"); break }
+            } else {
+                failures = 0
+            }
+        }
+        stopReplication()
+        shuttingDown = true
+        perform(hub.closeAll(reason: "server shutting down"))
+        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
+        while !hub.sessions.isEmpty, Date() < deadline {
+            if lws_service(context, 0) < 0 { break }
+        }
+        timer.cancel()
+        liveContext.withLock { $0 = nil }
+        lws_context_destroy(context)
+        runtime = nil
+        for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
+        liveSessionPointers.removeAll()
+        withExtendedLifetime(resources) {}
+        logger.info("stopped")
+        finished.signal()
+    }
+
+    /// Reports how startup went to ``start()`` (which waits on `started`).
+    private func finishStartup(_ result: Result<Int, ServerError>) {
+        startupResult.withLock { $0 = result }
+        started.signal()
+        if case .failure = result { finished.signal() }
+    }
+}
