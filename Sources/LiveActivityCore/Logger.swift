@@ -2,10 +2,11 @@ import Foundation
 
 /// A small structured logger shaped like swift-log's `Logger`: a constant message plus dotted metadata.
 ///
-/// Writes one line per entry to standard error, as text
+/// Writes one line per entry, as text
 /// (`2026-11-29T17:00:00.000Z info liveactivity: event activity.id=… event.kind=started`) or as one JSON
-/// object per line (`{"time":…,"level":"info","label":…,"message":…,"activity.id":…}`).
-/// Thread-safe (each line is one `write`).
+/// object per line (`{"time":…,"level":"info","label":…,"message":…,"activity.id":…}`), through a
+/// ``LogWriter`` (standard error by default): logging never waits for the output, and when the output does not
+/// drain the line is dropped and counted. Thread-safe; lines never interleave.
 public struct Logger: Sendable {
     /// Severity, lowest first.
     public enum Level: String, Sendable, Comparable, CaseIterable {
@@ -30,15 +31,20 @@ public struct Logger: Sendable {
     public var level: Level
     /// How lines are written.
     public var format: Format
+    /// Where lines go (process-wide writers are shared by every logger that writes there).
+    public var writer: LogWriter
 
     /// Creates a logger.
-    public init(label: String, level: Level = .info, format: Format = .text) {
+    /// - Parameter writer: where lines go (default: standard error).
+    public init(label: String, level: Level = .info, format: Format = .text, writer: LogWriter = .standardError) {
         self.label = label
         self.level = level
         self.format = format
+        self.writer = writer
     }
 
     /// Logs `message` with `metadata` (keys such as `session.id`) if `level` is at or above ``level``.
+    /// Returns without waiting for the output (see ``LogWriter``).
     public func log(_ level: Level, _ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
         let time = ISODate.format(Date())
@@ -53,8 +59,8 @@ public struct Logger: Sendable {
             for (key, value) in metadata { object[key] = .string(value) }
             line = String(decoding: (try? MessageEncoder.encoder.encode(JSONValue.object(object))) ?? Data(), as: UTF8.self)
         }
-        // A closed or broken stderr must not stop the server: the line is dropped.
-        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+        // Queued, never waited for: a stalled or closed output must not stop the server (the line is dropped).
+        writer.write(line)
     }
 
     /// Logs at `info`.

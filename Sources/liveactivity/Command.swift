@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCore
 
 /// Dispatches `liveactivity <subcommand> [options]`.
 ///
@@ -47,8 +48,9 @@ enum Command {
     }
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, after the lines a logger queued (waiting at most a second for them).
 func printError(_ text: String) {
+    LogWriter.standardError.flush(timeout: .seconds(1))
     try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }
 

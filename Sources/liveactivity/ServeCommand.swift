@@ -60,13 +60,16 @@ enum ServeCommand {
             let boundPort = try server.start()
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
             let scheme = configuration.usesTLS ? "https" : "http"
-            // Unbuffered, so that scripts and tests read the URL at once.
-            try? FileHandle.standardOutput.write(contentsOf: Data("Listening on \(scheme)://\(host):\(boundPort)/\n".utf8))
-            try? FileHandle.standardOutput.write(contentsOf: Data("Push-to-start token: \(server.pushToStartToken)\n".utf8))
+            // Written at once by the writer's thread, so that scripts and tests read the URL at once; queued, so
+            // that a standard output nobody reads never holds the server up.
+            LogWriter.standardOutput.write("Listening on \(scheme)://\(host):\(boundPort)/")
+            LogWriter.standardOutput.write("Push-to-start token: \(server.pushToStartToken)")
             if configuration.access.isOpen {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }
             server.waitUntilStopped()
+            // Best effort, bounded: a stalled standard error must not hold up the exit.
+            LogWriter.flushStandardStreams(timeout: .seconds(1))
             return 0
         } catch {
             printError("liveactivity serve: \(plainDescription(error))")

@@ -45,7 +45,7 @@ extension LiveActivityServer {
 
     func runServiceLoop() {
         serviceThread.withLock { $0 = pthread_self() }
-        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
                                             pingAfter: configuration.pingIntervalSeconds,
                                             hangUpAfter: configuration.idleTimeoutSeconds)

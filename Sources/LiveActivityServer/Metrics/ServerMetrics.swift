@@ -66,6 +66,8 @@ final class ServerMetrics {
                errors.sorted { $0.key < $1.key }.map { ("{code=\"\($0.key)\"}", Double($0.value)) })
         metric("liveactivity_broadcast_encodes_total", "counter", "Broadcast frames encoded (once per event or tick).", [("", Double(broadcastEncodes))])
         metric("liveactivity_broadcast_deliveries_total", "counter", "Broadcast frames queued for clients (encodes times clients).", [("", Double(broadcastDeliveries))])
+        metric("liveactivity_log_lines_dropped_total", "counter", "Log lines dropped because standard error or output did not drain.",
+               [("", Double(LogWriter.standardStreamsDroppedLines))])
         let name = "liveactivity_change_to_wire_seconds"
         text += "# HELP \(name) Seconds from an accepted change to its last write on the wire.\n# TYPE \(name) histogram\n"
         for (bound, count) in zip(changeToWire.bounds, changeToWire.counts) {
