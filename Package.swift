@@ -78,16 +78,24 @@ let package = Package(
             dependencies: ["LiveActivityCore", "CHiredis"],
             swiftSettings: swiftSettings
         ),
+        // The C memory a libwebsockets context keeps pointers into (kept strings, the protocols and
+        // permessage-deflate tables), freed after the context: shared by the server, the client and the bench.
+        .target(
+            name: "LWSSupport",
+            dependencies: ["CLibWebSockets"],
+            swiftSettings: swiftSettings
+        ),
         // Transport: HTTP + WebSocket through libwebsockets, one service thread.
         .target(
             name: "LiveActivityServer",
-            dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto"],
+            dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
+                           "LWSSupport"],
             swiftSettings: swiftSettings
         ),
         // Script client: the protocol over a libwebsockets client connection.
         .target(
             name: "LiveActivityClient",
-            dependencies: ["LiveActivityCore", "CLibWebSockets"],
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "LWSSupport"],
             swiftSettings: swiftSettings
         ),
         // Command-line arguments (`--name value`, `--name=value`, numbers, on/off) for both executables.
@@ -104,7 +112,7 @@ let package = Package(
         // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
         .executableTarget(
             name: "liveactivity-bench",
-            dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine"],
+            dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine", "LWSSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import CLibWebSockets
 import Foundation
 import LiveActivityCore
+import LWSSupport
 
 /// The service thread: the lws context, the connection and every lws callback. Service thread only.
 extension ProtocolClient {
@@ -9,10 +10,13 @@ extension ProtocolClient {
     func serviceMain() {
         let url = configuration.url
         LibraryLog.install(echoToStandardError: configuration.libraryLogging)
-        let resources = ClientContextResources()
+        // Outlives lws_context_destroy below: it holds the protocols table and every string lws points at.
+        let resources = LWSContextMemory()
         var info = lws_context_creation_info()
         info.port = -1 // CONTEXT_PORT_NO_LISTEN: a client-only context
-        info.protocols = UnsafePointer(resources.protocols)
+        info.protocols = UnsafePointer(resources.protocols([
+            .init(name: ClientConfiguration.subprotocol, callback: protocolClientCallback),
+        ]))
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.uid = -1
         info.gid = -1

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import LWSSupport
 
 /// One benchmark run: N watching connections and one controller in a single libwebsockets client
 /// context, driven through its phases by one service thread (the caller of ``run()``).
@@ -20,7 +21,13 @@ final class FanOutBench {
 
     let options: BenchOptions
     let probe: ServerProbe
-    let resources = BenchContextResources()
+    /// The subprotocol the clients ask for (docs/PROTOCOL.md).
+    static let subprotocol = "liveactivity.v1"
+    /// What the clients offer with `--deflate on`: permessage-deflate, letting the server cap the client's window.
+    static let deflateOffer = "permessage-deflate; client_max_window_bits"
+
+    /// The C memory the lws context points into (tables, dial strings); outlives `lws_context_destroy`.
+    let resources = LWSContextMemory()
     var context: OpaquePointer?
     var phase = Phase.connecting
     /// Why the run stopped early, if it did.
@@ -128,8 +135,8 @@ final class FanOutBench {
         rssBefore = probe.residentKiB()
         var info = lws_context_creation_info()
         info.port = -1 // CONTEXT_PORT_NO_LISTEN: a client-only context
-        info.protocols = UnsafePointer(resources.protocols)
-        if options.deflate { info.extensions = UnsafePointer(resources.extensions) }
+        info.protocols = UnsafePointer(resources.protocols([.init(name: Self.subprotocol, callback: benchCallback)]))
+        if options.deflate { info.extensions = UnsafePointer(resources.permessageDeflate(clientOffer: Self.deflateOffer)) }
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.uid = -1
         info.gid = -1
@@ -299,7 +306,7 @@ final class FanOutBench {
         }
         return strings
     }()
-    private lazy var subprotocolName = resources.keep(BenchContextResources.subprotocol)
+    private lazy var subprotocolName = resources.keep(Self.subprotocol)
 
     /// Asks lws for the controller's WRITEABLE (the next update is due or the window opened).
     func requestPublisherWrite() {

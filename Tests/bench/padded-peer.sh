@@ -14,36 +14,13 @@
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SHARED_BENCH=${SHARED_BENCH:-$ROOT/../shared/bench}
-PEERS_DIR=${PEERS_DIR:-/tmp/bench}
 RESULTS=${RESULTS:-$ROOT/Tests/bench/results}
 OUT=${OUT:-$RESULTS/padded-peer.jsonl}
 REPS=${REPS:-5}
 CLIENTS=${CLIENTS:-1000}
 mkdir -p "$RESULTS"
 [ -x "$BIN/liveactivity" ] || build_release || exit 1
-if [ ! -f "$PEERS_DIR/run-peers.sh" ]; then
-	log "copying $SHARED_BENCH to $PEERS_DIR"
-	cp -r "$SHARED_BENCH" "$PEERS_DIR" && chmod -R u+w "$PEERS_DIR" || exit 1
-fi
-(
-	cd "$PEERS_DIR" && mkdir -p bin || exit 1
-	export GO111MODULE=off GOPATH=${GOPATH:-/usr/share/gocode} GOFLAGS=
-	[ -x bin/wsfan ] || go build -o bin/wsfan ./loadgen || exit 1
-	[ -x bin/lws-bcast ] || gcc -O2 -Wall -o bin/lws-bcast peers/lws-c/server.c $(pkg-config --cflags --libs libwebsockets) || exit 1
-) || { echo "padded-peer: cannot build the peers' wsfan / lws-bcast (see ../shared/bench/README.md)" >&2; exit 1; }
-
-PEER_PID="" PEER_PORT=18003
-stop_peer() {
-	[ -n "$PEER_PID" ] || return 0
-	kill -TERM "$PEER_PID" 2>/dev/null
-	for _ in $(seq 1 50); do kill -0 "$PEER_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$PEER_PID" 2>/dev/null
-	wait "$PEER_PID" 2>/dev/null
-	PEER_PID=""
-}
-trap 'stop_server; stop_peer' EXIT
-trap 'stop_server; stop_peer; exit 130' INT TERM
+setup_peers || exit 1
 
 THROUGHPUT=(-n "$CLIENTS" -m 100000 -rate 0 -window 32 -duration 3s)
 # wsfan NAME PID URL extra-args...
@@ -62,9 +39,7 @@ print("    %-14s frame=%dB delivered=%d lost=%d msg/s=%d server CPU=%.0f%% wsfan
 # as long as our `updated` event frame.
 peer_run() { # peer_run NAME PAD
 	local name=$1 pad=$2
-	"${PIN_SRV[@]}" "$PEERS_DIR/bin/lws-bcast" -p "$PEER_PORT" -i 127.0.0.1 >/dev/null 2>&1 &
-	PEER_PID=$!
-	for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null && break; sleep 0.05; done
+	start_peer || return 0
 	wsfan "$name" "$PEER_PID" "ws://127.0.0.1:$PEER_PORT/" -pad "$pad" -pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}'
 	stop_peer
 	sleep 0.5

@@ -91,6 +91,20 @@ def wait_for(what: str, probe: Callable[[], T], timeout: float = 5.0, interval: 
         time.sleep(interval)
 
 
+def wait_settled(driver: WebDriver, what: str, element, timeout: float = 5.0):
+    """Waits until no CSS animation or transition runs on `element` or inside it, and returns the element.
+
+    Read text, opacity or geometry of something that animates in (the alert banner's 0.35 s slide-in from
+    above the viewport, the Lock Screen's opacity transition) only after this: mid-animation Selenium's
+    `.text` leaves out the parts still outside the viewport or transparent, and computed styles are a frame
+    of the animation. Waits for the animations' state (`Element.getAnimations({subtree: true})`), not for time.
+    """
+    script = ("return arguments[0].getAnimations({subtree: true})"
+              ".every((a) => !a.pending && a.playState !== 'running')")
+    wait_for(f"{what} to finish animating", lambda: driver.execute_script(script, element), timeout=timeout)
+    return element
+
+
 def css(driver: WebDriver, selector: str):
     return driver.find_elements(By.CSS_SELECTOR, selector)
 
@@ -269,6 +283,7 @@ def test_other_clients_changes_relevance_and_alert(server, browser):
     assert browser.find_element(By.ID, "island").get_attribute("data-activity-id") == other_id
     banner = wait_for("the alert banner", lambda: browser.find_element(By.ID, "banner").is_displayed()
                       and browser.find_element(By.ID, "banner"))
+    wait_settled(browser, "the alert banner", banner)  # its title is above the viewport while it slides in
     assert "Halfway" in banner.text and "Keep going" in banner.text
     # 3700 s is more than an hour: h:mm:ss.
     countdown = screens[0].find_element(By.CSS_SELECTOR, ".countdown")
@@ -312,6 +327,7 @@ def test_stale_paused_and_ended_states(server, browser):
     assert [s.get_attribute("data-activity-id") for s in lock_screens(browser)] == [
         ids["stale"], ids["paused"], ids["ended"]]  # relevanceScore order
     wait_for("stale state", lambda: screen("stale").get_attribute("data-activity-state") == "stale")
+    wait_settled(browser, "the stale Lock Screen", screen("stale"))  # its opacity is a 0.3 s transition
     assert screen("stale").find_element(By.CSS_SELECTOR, ".badge").text.lower() == "stale"
     assert float(screen("stale").value_of_css_property("opacity")) < 1
     assert screen("ended").get_attribute("data-activity-state") == "ended"

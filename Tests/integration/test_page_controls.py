@@ -25,7 +25,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from test_page import (  # noqa: F401  (browser is a fixture)
     TcpProxy, assert_clean_console, browser, css, island_visible, lock_screens, open_dashboard, screenshot,
-    severe_console_entries, start_workout, status_state, wait_for,
+    severe_console_entries, start_workout, status_state, wait_for, wait_settled,
 )
 from wsclient import connect, recv_until, request, run
 
@@ -397,6 +397,7 @@ def test_alert_text_is_never_markup(server, browser):
     run(hostile_update())
     banner = browser.find_element(By.ID, "banner")
     wait_for("the alert banner", lambda: banner.is_displayed())
+    wait_settled(browser, "the alert banner", banner)  # its title is above the viewport while it slides in
     title = banner.find_element(By.CSS_SELECTOR, ".banner-title")
     body = banner.find_element(By.CSS_SELECTOR, ".banner-body")
     assert title.text == XSS and body.text == XSS

@@ -1,11 +1,13 @@
 import CLibWebSockets
 import Foundation
+import LWSSupport
 
 /// The C memory libwebsockets keeps pointers into for the whole life of a context: the protocols table,
 /// the extensions table, the static-file mount, its extra MIME types and their strings.
 ///
 /// Allocated once, before `lws_create_context`; freed in `deinit`, which must run only after
-/// `lws_context_destroy`.
+/// `lws_context_destroy`. The strings and the protocols and extensions tables live in the shared
+/// `LWSContextMemory` (LWSSupport); the mounts, MIME types and idle policy here.
 final class LWSContextResources {
     /// The WebSocket subprotocol name; clients that ask for none are bound to it too (it is protocols[0]).
     static let subprotocol = "liveactivity.v1"
@@ -16,7 +18,8 @@ final class LWSContextResources {
         (".webmanifest", "application/manifest+json"), (".wasm", "application/wasm"),
     ]
 
-    private var strings: [UnsafeMutablePointer<CChar>] = []
+    /// Owns the kept strings and the protocols and extensions tables; freed after this object's `deinit`.
+    private let memory = LWSContextMemory()
     let protocols: UnsafeMutablePointer<lws_protocols>
     let extensions: UnsafeMutablePointer<lws_extension>
     /// Paths answered by our callback rather than by files.
@@ -38,26 +41,13 @@ final class LWSContextResources {
         policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
         policy.secs_since_valid_hangup = UInt16(clamping: hangUpAfter)
         idlePolicy.initialize(to: policy)
-        protocols = .allocate(capacity: 2)
-        extensions = .allocate(capacity: 2)
+        protocols = memory.protocols([
+            .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: MemoryLayout<UInt64>.size),
+        ])
+        extensions = memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
         let mountpoints = Self.dynamicMountpoints
         mount = .allocate(capacity: mountpoints.count + 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
-
-        var webSocket = lws_protocols()
-        webSocket.name = UnsafePointer(keep(Self.subprotocol))
-        webSocket.callback = liveActivityCallback
-        webSocket.per_session_data_size = MemoryLayout<UInt64>.size
-        webSocket.rx_buffer_size = 0
-        protocols.initialize(to: webSocket)
-        (protocols + 1).initialize(to: lws_protocols())
-
-        var deflate = lws_extension()
-        deflate.name = UnsafePointer(keep("permessage-deflate"))
-        deflate.callback = lws_extension_callback_pm_deflate
-        deflate.client_offer = UnsafePointer(keep("permessage-deflate; client_no_context_takeover; client_max_window_bits"))
-        extensions.initialize(to: deflate)
-        (extensions + 1).initialize(to: lws_extension())
 
         for (index, (suffix, type)) in Self.extraMimeTypes.enumerated() {
             var option = lws_protocol_vhost_options()
@@ -89,17 +79,13 @@ final class LWSContextResources {
 
     /// Copies a string into C memory owned by this object.
     func keep(_ text: String) -> UnsafeMutablePointer<CChar> {
-        let copy = strdup(text)!
-        strings.append(copy)
-        return copy
+        UnsafeMutablePointer(mutating: memory.keep(text))
     }
 
+    /// Frees the mounts, the MIME types and the idle policy; `memory` then frees the strings and tables.
     deinit {
-        protocols.deallocate()
-        extensions.deallocate()
         mount.deallocate()
         idlePolicy.deallocate()
         mimeTypes.deallocate()
-        for string in strings { free(string) }
     }
 }
