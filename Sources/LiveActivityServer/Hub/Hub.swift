@@ -51,8 +51,10 @@ final class Hub {
     private(set) var sessions: [UInt64: Session] = [:]
     /// The broadcast frames not yet read by every watching session.
     private(set) var ring = BroadcastRing()
-    /// Sessions that read the broadcast (with a cursor), for sizing and logs.
+    /// Sessions that read the broadcast (with a cursor and not closing), for sizing and logs.
     private(set) var watching = 0
+    /// Of those, share viewers, by the one activity each sees.
+    private var scopedWatching: [String: Int] = [:]
     /// A position no watching cursor is below (exact after each pass, possibly low in between).
     private var oldestCursor: UInt64 = 0
     private var appendedSinceScan = 0
@@ -76,7 +78,7 @@ final class Hub {
 
     /// Forgets a session whose connection has closed.
     func remove(_ session: Session) {
-        if sessions.removeValue(forKey: session.id) != nil, session.cursor != nil { watching -= 1 }
+        if sessions.removeValue(forKey: session.id) != nil { stopWatching(session) }
         session.cursor = nil
         session.replies = []
         session.replyHead = 0
@@ -90,6 +92,18 @@ final class Hub {
         guard session.cursor == nil, session.closing == nil else { return }
         session.cursor = ring.head
         watching += 1
+        if let scope = session.scope { scopedWatching[scope, default: 0] += 1 }
+    }
+
+    /// Stops counting `session` among the watchers (it closes, or it is gone); its cursor stays as it is.
+    private func stopWatching(_ session: Session) {
+        guard session.cursor != nil, !session.uncounted else { return }
+        session.uncounted = true
+        watching -= 1
+        if let scope = session.scope {
+            scopedWatching[scope, default: 1] -= 1
+            if scopedWatching[scope] == 0 { scopedWatching[scope] = nil }
+        }
     }
 
     // MARK: Sending
@@ -122,7 +136,7 @@ final class Hub {
     /// How many watching sessions a frame about `activityId` reaches (share viewers of other activities excluded).
     func audience(activityId: String?) -> Int {
         guard let activityId else { return watching }
-        return sessions.values.count { $0.cursor != nil && $0.closing == nil && ($0.scope == nil || $0.scope == activityId) }
+        return watching - scopedWatching.values.reduce(0, +) + (scopedWatching[activityId] ?? 0)
     }
 
     /// Replaces every watching session's pending tick: `frame` for those that see every activity, and
@@ -153,13 +167,13 @@ final class Hub {
         guard session.closing == nil else { return [] }
         session.closing = (code, reason)
         session.pendingTick = nil
+        stopWatching(session)
         if keepingQueued {
             session.cursorLimit = ring.head
         } else {
             session.replies = []
             session.replyHead = 0
             session.replyBytes = 0
-            if session.cursor != nil { watching -= 1 }
             session.cursor = nil
         }
         if code == .tryAgainLater { culled += 1 }

@@ -14,6 +14,8 @@ final class Session {
 
     /// Next broadcast position to write; nil while the client does not watch (no token yet).
     var cursor: UInt64?
+    /// Whether the hub no longer counts it among the watchers (closing or gone).
+    var uncounted = false
     /// Broadcast positions from here on are not written (set when closing with what is queued kept).
     var cursorLimit: UInt64 = .max
     /// Replies to this client, each written once the broadcast before it (`position`) is written.
