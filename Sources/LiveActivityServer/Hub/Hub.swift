@@ -116,7 +116,7 @@ final class Hub {
         if lag(of: session) + frame.count > maximumQueuedBytes {
             return close(session, .tryAgainLater, Self.tooSlowReason)
         }
-        session.replies.append((ring.head, frame))
+        session.replies.append(Session.Reply(position: ring.head, frame: frame))
         session.replyBytes += frame.count
         return [.requestWritable(session)]
     }
@@ -165,7 +165,7 @@ final class Hub {
     ///   frames up to now); otherwise drop it (a client too slow to take it, a protocol error).
     func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
         guard session.closing == nil else { return [] }
-        session.closing = (code, reason)
+        session.closing = Session.Closing(code: code, reason: reason)
         session.pendingTick = nil
         stopWatching(session)
         if keepingQueued {
@@ -218,7 +218,7 @@ final class Hub {
             session.pendingTick = nil
             return .frame(tick, more: session.closing != nil)
         }
-        if let (code, reason) = session.closing { return .close(code, reason) }
+        if let closing = session.closing { return .close(closing.code, closing.reason) }
         return .idle
     }
 

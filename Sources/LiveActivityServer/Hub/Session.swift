@@ -18,15 +18,27 @@ final class Session {
     var uncounted = false
     /// Broadcast positions from here on are not written (set when closing with what is queued kept).
     var cursorLimit: UInt64 = .max
-    /// Replies to this client, each written once the broadcast before it (`position`) is written.
-    var replies: [(position: UInt64, frame: Frame)] = []
+    /// A reply to this client, written once the broadcast frames before `position` are written.
+    struct Reply {
+        let position: UInt64
+        let frame: Frame
+    }
+
+    /// How and why the session is being closed.
+    struct Closing {
+        let code: CloseCode
+        let reason: String
+    }
+
+    /// Replies to this client, oldest first from `replyHead`.
+    var replies: [Reply] = []
     var replyHead = 0
     /// Payload bytes in `replies` not yet written.
     var replyBytes = 0
     /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
     var pendingTick: Frame?
     /// Close code and reason to send once what is queued is written.
-    var closing: (code: CloseCode, reason: String)?
+    var closing: Closing?
     /// The frame written last. permessage-deflate may go on reading a written payload on later POLLOUTs
     /// (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`.
     var lastWritten: Frame?
