@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 import Synchronization
@@ -42,7 +41,7 @@ public final class ProtocolClient: @unchecked Sendable {
     /// {condition} A `lws_cancel_service` is on its way; no need for another.
     var wakeupPending = false
     /// {condition} The live context, for `lws_cancel_service`; nil before start and once destroyed.
-    var liveContext: OpaquePointer?
+    var liveContext: ClientContextHandle?
     /// {condition} Counter behind ``makeRequestID()``.
     private var requestCounter = 0
     /// Tells the service loop to stop at once, whatever the connection is doing.
@@ -53,7 +52,7 @@ public final class ProtocolClient: @unchecked Sendable {
     // MARK: Service-thread state
 
     /// The established connection; nil before CLIENT_ESTABLISHED and after CLIENT_CLOSED.
-    var wsi: OpaquePointer?
+    var connection: ClientConnectionHandle?
     /// The message being received, across fragments.
     var incoming: [UInt8] = []
     /// Close code and reason the server sent, for the error message when the connection ends.
@@ -137,7 +136,7 @@ public final class ProtocolClient: @unchecked Sendable {
     private func stopServiceThread() {
         abandon.store(true, ordering: .sequentiallyConsistent)
         condition.lock()
-        if let liveContext { lws_cancel_service(liveContext) }
+        liveContext?.cancelService()
         condition.unlock()
         if finished.wait(timeout: .now() + 2) == .success { finished.signal() }
     }
@@ -225,6 +224,6 @@ public final class ProtocolClient: @unchecked Sendable {
     func wake() {
         guard !wakeupPending, let liveContext else { return }
         wakeupPending = true
-        lws_cancel_service(liveContext)
+        liveContext.cancelService()
     }
 }

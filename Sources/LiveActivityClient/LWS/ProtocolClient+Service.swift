@@ -33,7 +33,7 @@ extension ProtocolClient {
             return
         }
         condition.lock()
-        liveContext = context
+        liveContext = ClientContextHandle(pointer: context)
         let abandonEarly = closeRequested
         condition.unlock()
 
@@ -66,7 +66,7 @@ extension ProtocolClient {
         liveContext = nil
         condition.unlock()
         lws_context_destroy(context)
-        wsi = nil
+        self.connection = nil
         withExtendedLifetime(resources) {}
         finish(ClientError(.connectionClosed, "the connection to \(url) was closed"))
         finished.signal()
@@ -101,7 +101,7 @@ extension ProtocolClient {
     /// The connection or its handshake failed (CLIENT_CONNECTION_ERROR).
     /// - Parameter reason: lws's diagnostic, e.g. `HS: ws upgrade response not 101`.
     func connectionFailed(_ reason: String?) {
-        wsi = nil
+        connection = nil
         let detail = LibraryLog.takeLastError()
         var why = describe(reason)
         if configuration.url.secure, why.contains("SSL") || (detail?.contains("SSL") ?? false) {
@@ -123,7 +123,7 @@ extension ProtocolClient {
 
     /// The handshake completed (CLIENT_ESTABLISHED).
     func established(_ wsi: OpaquePointer) {
-        self.wsi = wsi
+        connection = ClientConnectionHandle(wsi: wsi)
         condition.lock()
         if case .connecting = phase { phase = .open }
         let pending = !outbox.isEmpty || closeRequested
@@ -193,7 +193,7 @@ extension ProtocolClient {
 
     /// The connection ended (CLIENT_CLOSED), by either side or the network.
     func closed(_ wsi: OpaquePointer) {
-        self.wsi = nil
+        connection = nil
         condition.lock()
         let byUs = closeRequested
         condition.unlock()
@@ -209,7 +209,7 @@ extension ProtocolClient {
         let pending = !outbox.isEmpty || closeRequested
         let closing = closeRequested
         condition.unlock()
-        if let wsi {
+        if let wsi = connection?.wsi {
             if pending { lws_callback_on_writable(wsi) }
         } else if closing {
             finish(ClientError(.connectionClosed, "closed before the connection was established"))
@@ -220,4 +220,18 @@ extension ProtocolClient {
         guard let reason, !reason.isEmpty else { return "connection failed" }
         return reason
     }
+}
+
+/// The client's lws context, for `lws_cancel_service` from other threads (the one lws call safe from any
+/// thread); opaque outside this folder.
+struct ClientContextHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Wakes the client's service thread (EVENT_WAIT_CANCELLED). Thread-safe.
+    func cancelService() { lws_cancel_service(pointer) }
+}
+
+/// The client's established lws connection; opaque outside this folder. Service thread only.
+struct ClientConnectionHandle {
+    let wsi: OpaquePointer
 }
