@@ -52,6 +52,12 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // C: zlib from Debian (zlib1g-dev): raw deflate for permessage-deflate, each message compressed once.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
         .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
         // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.
@@ -89,7 +95,7 @@ let package = Package(
         .target(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
-                           "LWSSupport"],
+                           "LWSSupport", "CZlib"],
             swiftSettings: swiftSettings
         ),
         // Script client: the protocol over a libwebsockets client connection.
@@ -137,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveActivityServerTests",
-            dependencies: ["LiveActivityServer", "LiveActivityCore"],
+            dependencies: ["LiveActivityServer", "LiveActivityCore", "CZlib"],
             swiftSettings: swiftSettings
         ),
     ]
