@@ -48,6 +48,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
+    /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
+    let deflate = Deflate()
     /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
     var httpResponses: [UInt64: Frame] = [:]
     /// Request bodies being received (APNs-shaped pushes), by connection id.

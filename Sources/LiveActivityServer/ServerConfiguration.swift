@@ -43,6 +43,10 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGracePeriod: TimeInterval = 1
     /// Remote images: the thumbnail cache folder and fetch limits (see ``ImageSettings``). Default: thumbnails off.
     public var images = ImageSettings()
+    /// Whether WebSocket clients may negotiate permessage-deflate (RFC 7692; `--deflate on|off`). On, every
+    /// message is compressed once for all of them (see ``Deflate``); off, lws does not offer the extension
+    /// and every client gets plain frames. Default on.
+    public var permessageDeflate = true
     /// Budget emulation for the push inspector (`--emulate-budget`; see ``BudgetEmulation``). Default off.
     public var budget = BudgetEmulation()
 

@@ -39,9 +39,16 @@ final class Session {
     var pendingTick: Frame?
     /// Close code and reason to send once what is queued is written.
     var closing: Closing?
-    /// The frame written last. permessage-deflate may go on reading a written payload on later POLLOUTs
-    /// (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`.
+    /// The frame written last. Were lws's own permessage-deflate to compress a payload (it no longer does:
+    /// deflate clients get whole frames), zlib would go on reading it on later POLLOUTs while it drains, so
+    /// it is kept until the next write.
     var lastWritten: Frame?
+
+    /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
+    /// nil: every frame goes through lws as plain text. A deflate client gets every frame whole from the
+    /// adapter (`LWS_WRITE_RAW`), compressed once per message for all (``Frame/deflatedWire(windowBits:using:)``)
+    /// or with RSV1 clear, so lws never creates a compressor for it.
+    var deflate: PermessageDeflate?
 
     // MARK: Protocol state
 

@@ -4,6 +4,9 @@ import CLibWebSockets
 enum LWSConstants {
     /// `LWS_PRE`: bytes lws needs before every `lws_write` payload for the frame header.
     static let headroom: Int = clws_pre()
+    /// `LWS_WRITE_RAW`, a `#define` of `LWS_WRITE_HTTP` that Swift does not import: bytes sent as they are,
+    /// past the ws role's framing and extensions (how deflate clients get whole frames).
+    static let writeRaw = LWS_WRITE_HTTP
 }
 
 /// A session's lws connection, opaque outside this folder: the hub and the features hold it, only the

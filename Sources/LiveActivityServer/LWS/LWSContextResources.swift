@@ -21,7 +21,10 @@ final class LWSContextResources {
     /// Owns the kept strings and the protocols and extensions tables; freed after this object's `deinit`.
     private let memory = LWSContextMemory()
     let protocols: UnsafeMutablePointer<lws_protocols>
-    let extensions: UnsafeMutablePointer<lws_extension>
+    /// permessage-deflate, for `info.extensions`; nil with `--deflate off` (lws then offers no extension).
+    /// lws negotiates it and inflates what clients send; the server's own frames bypass lws's compressor
+    /// (see ``LiveActivityServer/webSocketWritable(_:sessionData:)``).
+    let extensions: UnsafeMutablePointer<lws_extension>?
     /// Paths answered by our callback rather than by files.
     static let dynamicMountpoints = ["/api", "/metrics", "/healthz", "/3", "/s", "/activities", "/gallery", "/images", "/inspector"]
 
@@ -35,7 +38,8 @@ final class LWSContextResources {
     ///   - publicDirectory: absolute path of the folder served at `/`.
     ///   - pingAfter: seconds of silence before lws sends a WebSocket ping.
     ///   - hangUpAfter: seconds of silence after which lws drops the connection.
-    init(publicDirectory: String, pingAfter: Int, hangUpAfter: Int) {
+    ///   - permessageDeflate: whether clients may negotiate permessage-deflate.
+    init(publicDirectory: String, pingAfter: Int, hangUpAfter: Int, permessageDeflate: Bool) {
         idlePolicy = .allocate(capacity: 1)
         var policy = lws_retry_bo_t()
         policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
@@ -44,7 +48,9 @@ final class LWSContextResources {
         protocols = memory.protocols([
             .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: MemoryLayout<UInt64>.size),
         ])
-        extensions = memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
+        extensions = permessageDeflate
+            ? memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
+            : nil
         let mountpoints = Self.dynamicMountpoints
         mount = .allocate(capacity: mountpoints.count + 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)

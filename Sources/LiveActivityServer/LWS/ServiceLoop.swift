@@ -48,7 +48,8 @@ extension LiveActivityServer {
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
                                             pingAfter: configuration.pingIntervalSeconds,
-                                            hangUpAfter: configuration.idleTimeoutSeconds)
+                                            hangUpAfter: configuration.idleTimeoutSeconds,
+                                            permessageDeflate: configuration.permessageDeflate)
         var info = lws_context_creation_info()
         info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
             | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
@@ -67,7 +68,7 @@ extension LiveActivityServer {
         info.port = Int32(configuration.port)
         info.iface = UnsafePointer(host)
         info.protocols = UnsafePointer(resources.protocols)
-        info.extensions = UnsafePointer(resources.extensions)
+        info.extensions = resources.extensions.map { UnsafePointer($0) }
         info.mounts = UnsafePointer(resources.mount)
         info.vhost_name = UnsafePointer(resources.keep("default"))
         info.retry_and_idle_policy = UnsafePointer(resources.idlePolicy)

@@ -7,6 +7,15 @@ import LiveActivityCore
 ///
 /// Each WebSocket connection's per-session data holds one unmanaged reference to its ``Session``
 /// (retained at ESTABLISHED, released at CLOSED), so RECEIVE and WRITEABLE reach it with no lookup.
+///
+/// permessage-deflate (RFC 7692): lws negotiates it and inflates what clients send, but its compressor,
+/// one zlib stream per connection made on the first text frame written through it, is never used. A client
+/// that negotiated the extension gets every frame whole, header included, with `LWS_WRITE_RAW`: lws 4.1's
+/// ws role sends `LWS_WRITE_RAW` (= `LWS_WRITE_HTTP`) straight to `lws_issue_raw`, before the extensions'
+/// `PAYLOAD_TX`, so the payload is neither framed nor compressed again. A frame the socket takes only in
+/// part has its rest copied to lws's `buflist_out`, which lws drains before anything else on the next
+/// POLLOUT (its own pongs, pings and close frames included, which it appends behind), so frames stay whole
+/// and in order.
 extension LiveActivityServer {
     // MARK: Callbacks
 
@@ -19,12 +28,19 @@ extension LiveActivityServer {
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }
 
-    /// ESTABLISHED: registers the session and keeps it in the per-session data.
+    /// ESTABLISHED: registers the session (with what permessage-deflate allows it) and keeps it in the
+    /// per-session data.
     func webSocketEstablished(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) {
-        // zlib's smallest compression state: about 25 KB per connection instead of about 95 KB, with the
-        // same wire format (measured in BENCHMARKS.md); nothing to do when deflate was not negotiated.
-        _ = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", "1")
-        let session = sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi))
+        // lws 4.1 has no call that says which extensions a connection negotiated; setting an option of one
+        // succeeds only when it is active there. mem_level 1 would size lws's compressor at its smallest
+        // were it ever made (it is not: see webSocketWritable).
+        let negotiated = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", "1") == 0
+        // The offer is read for its server_max_window_bits, which lws 4.1 neither applies nor answers; one
+        // it cannot read gets uncompressed frames (always allowed).
+        let deflate = negotiated
+            ? PermessageDeflate(offer: header(wsi, WSI_TOKEN_EXTENSIONS) ?? "") ?? PermessageDeflate(windowBits: nil, offer: "")
+            : nil
+        let session = sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate)
         let pointer = Unmanaged.passRetained(session).toOpaque()
         liveSessionPointers.insert(pointer)
         sessionData.storeBytes(of: pointer, as: UnsafeMutableRawPointer?.self)
@@ -47,7 +63,9 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits.
+    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits. A client without
+    /// deflate gets the payload as a text frame lws frames; a deflate client gets the whole frame
+    /// (``writeWhole(_:to:_:)``).
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         guard let session = session(in: sessionData) else { return -1 }
@@ -55,7 +73,13 @@ extension LiveActivityServer {
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
                 session.lastWritten = frame
-                if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
+                if let negotiated = session.deflate {
+                    guard let written = writeWhole(frame, to: wsi, negotiated) else { return -1 }
+                    metrics.frameBytesSent += written
+                } else {
+                    if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
+                    metrics.frameBytesSent += WebSocketFrameHeader.length(payloadLength: frame.count) + frame.count
+                }
                 metrics.messagesSent += 1
                 metrics.bytesSent += frame.count
                 if let accepted = frame.acceptedAt {
@@ -74,6 +98,28 @@ extension LiveActivityServer {
                 return 0
             }
         }
+    }
+
+    /// Writes `frame` whole to a client that negotiated permessage-deflate, past lws's framing and
+    /// compressor (`LWS_WRITE_RAW`, see the extension's doc): compressed with RSV1 set, made once for every
+    /// client with the same window (``Frame/deflatedWire(windowBits:using:)``), or, when that does not pay,
+    /// as a plain text frame with RSV1 clear (``Frame/plainWire()``).
+    /// - Returns: the frame bytes written (lws took them all, sending or buffering them), or nil when the
+    ///   write failed and the connection must close.
+    @inline(__always)
+    private func writeWhole(_ frame: Frame, to wsi: OpaquePointer, _ negotiated: PermessageDeflate) -> Int? {
+        if let bits = negotiated.windowBits, let wire = frame.deflatedWire(windowBits: bits, using: deflate) {
+            metrics.deflateCompressions = deflate.compressions
+            let written = wire.withUnsafeBufferPointer { bytes in
+                lws_write(wsi, UnsafeMutablePointer(mutating: bytes.baseAddress!), bytes.count, LWSConstants.writeRaw)
+            }
+            guard Int(written) >= wire.count else { return nil }
+            metrics.compressedMessagesSent += 1
+            return wire.count
+        }
+        let (start, count) = frame.plainWire()
+        guard Int(lws_write(wsi, start, count, LWSConstants.writeRaw)) >= count else { return nil }
+        return count
     }
 
     /// CLOSED: forgets the session and releases the per-session data's reference.

@@ -13,6 +13,13 @@ final class ServerMetrics {
     var messagesSent = 0
     /// Payload bytes written to clients (before permessage-deflate).
     var bytesSent = 0
+    /// WebSocket frame bytes written to clients: headers included, compressed payloads as compressed.
+    var frameBytesSent = 0
+    /// Messages written compressed (RSV1 set), to clients that negotiated permessage-deflate.
+    var compressedMessagesSent = 0
+    /// Messages compressed (``Deflate/compressions``): once per message and window size, however many
+    /// clients it goes to.
+    var deflateCompressions = 0
     /// `error` messages sent, by code.
     var errors: [String: Int] = [:]
     /// Broadcast frames encoded: one per event and per tick, whatever the number of clients.
@@ -62,6 +69,12 @@ final class ServerMetrics {
         metric("liveactivity_received_bytes_total", "counter", "WebSocket payload bytes received.", [("", Double(bytesReceived))])
         metric("liveactivity_messages_sent_total", "counter", "WebSocket messages written.", [("", Double(messagesSent))])
         metric("liveactivity_sent_bytes_total", "counter", "WebSocket payload bytes written, before compression.", [("", Double(bytesSent))])
+        metric("liveactivity_sent_frame_bytes_total", "counter", "WebSocket frame bytes written: headers included, after compression.",
+               [("", Double(frameBytesSent))])
+        metric("liveactivity_sent_compressed_messages_total", "counter", "WebSocket messages written compressed (permessage-deflate, RSV1 set).",
+               [("", Double(compressedMessagesSent))])
+        metric("liveactivity_deflate_compressions_total", "counter", "Messages compressed for permessage-deflate: once per message and window size, whatever the number of clients.",
+               [("", Double(deflateCompressions))])
         metric("liveactivity_errors_total", "counter", "Error messages sent, by code.",
                errors.sorted { $0.key < $1.key }.map { ("{code=\"\($0.key)\"}", Double($0.value)) })
         metric("liveactivity_broadcast_encodes_total", "counter", "Broadcast frames encoded (once per event or tick).", [("", Double(broadcastEncodes))])

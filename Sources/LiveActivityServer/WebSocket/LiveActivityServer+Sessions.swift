@@ -54,14 +54,16 @@ extension LiveActivityServer {
 
     /// Registers a new client and queues its first message: a `snapshot` (or the events after
     /// `?since=`), or, if it must present a token first, an `unauthorized` error.
+    /// - Parameter deflate: what permessage-deflate allows the client, when it negotiated it (nil: plain).
     /// - Returns: the session, which the adapter keeps in the connection's per-session data.
-    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?) -> Session {
+    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?, deflate: PermessageDeflate? = nil) -> Session {
         let id = nextSessionID
         nextSessionID += 1
         let share: Share? = upgrade.shareToken.flatMap { token in self.share(forToken: token) }
         let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
         let session = Session(id: id, connection: connection, role: role,
                               bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
+        session.deflate = deflate
         session.shareId = share?.id
         session.scope = share?.activityId
         session.resumeFrom = upgrade.since
@@ -77,7 +79,8 @@ extension LiveActivityServer {
             hub.watch(session)
             greet(session, since: session.resumeFrom)
         }
-        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(hub.sessions.count)"])
+        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(hub.sessions.count)",
+                                          "session.extensions": deflate.map { "permessage-deflate (\($0.summary)); offered: \($0.offer)" } ?? "none"])
         return session
     }
 
