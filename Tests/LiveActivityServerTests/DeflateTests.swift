@@ -206,7 +206,15 @@ struct DeflateTests {
     func theWindowIsTheSmallestAnyOfferAllows(offer: String, bits: Int) throws {
         let negotiated = try #require(PermessageDeflate(offer: offer))
         #expect(negotiated.windowBits == bits)
-        #expect(negotiated.offer == offer)
+    }
+
+    @Test func theClientResetsItsContextOnlyWhenEveryOfferSaysSo() throws {
+        #expect(try #require(PermessageDeflate(offer: "permessage-deflate; client_no_context_takeover")).clientNoContextTakeover)
+        #expect(try #require(PermessageDeflate(offer: "permessage-deflate; Client_No_Context_Takeover; server_max_window_bits=10"))
+            .clientNoContextTakeover)
+        #expect(try !#require(PermessageDeflate(offer: "permessage-deflate; server_no_context_takeover")).clientNoContextTakeover)
+        #expect(try !#require(PermessageDeflate(offer: "permessage-deflate; client_no_context_takeover, permessage-deflate"))
+            .clientNoContextTakeover)
     }
 
     @Test func aMalformedWindowMeansUncompressedAndNoOfferMeansNone() {

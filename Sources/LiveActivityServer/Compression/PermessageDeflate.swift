@@ -1,5 +1,6 @@
 /// What one connection's permessage-deflate (RFC 7692) allows the server to send, read from the client's
-/// offer once libwebsockets has negotiated the extension. Pure value; any thread.
+/// offer once libwebsockets has negotiated the extension. Pure value with no references (read on every
+/// write); any thread.
 ///
 /// libwebsockets 4.1 answers a permessage-deflate offer with the extension's name and the arg-less
 /// parameters it was offered (`client_no_context_takeover`, `server_no_context_takeover`); it neither
@@ -13,16 +14,18 @@ struct PermessageDeflate: Equatable, Sendable {
     /// (RFC 7692 §7.1.2.1 allows only 8 to 15): then every message goes uncompressed (RSV1 clear), which a
     /// permessage-deflate client always accepts.
     let windowBits: Int?
-    /// The client's `Sec-WebSocket-Extensions` header as it came, for the session's debug log.
-    let offer: String
+    /// Whether every permessage-deflate offer says `client_no_context_takeover` (RFC 7692 §7.1.1.2), which
+    /// lws echoes: the client then compresses each message from a fresh state, and the server's inflater
+    /// need not keep a window between them.
+    let clientNoContextTakeover: Bool
 
     /// A negotiation as given.
     /// - Parameters:
     ///   - windowBits: the window to compress with, 9...15; nil: never compress.
-    ///   - offer: the client's offer, for the log.
-    init(windowBits: Int?, offer: String) {
+    ///   - clientNoContextTakeover: the client resets its compressor after each message.
+    init(windowBits: Int?, clientNoContextTakeover: Bool = false) {
         self.windowBits = windowBits
-        self.offer = offer
+        self.clientNoContextTakeover = clientNoContextTakeover
     }
 
     /// Reads a `Sec-WebSocket-Extensions` request header (RFC 7692 §5: comma-separated offers, each the
@@ -31,10 +34,12 @@ struct PermessageDeflate: Equatable, Sendable {
     init?(offer: String) {
         var allowed: Int? = 15
         var found = false
+        var everyOfferResets = true
         for element in offer.split(separator: ",") {
             let parts = element.split(separator: ";").map { $0.trimmed(" \t") }
             guard parts.first?.lowercased() == "permessage-deflate" else { continue }
             found = true
+            everyOfferResets = everyOfferResets && parts.dropFirst().contains { $0.lowercased() == "client_no_context_takeover" }
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmed(" \t") }
                 guard pair.first?.lowercased() == "server_max_window_bits" else { continue }
@@ -48,11 +53,14 @@ struct PermessageDeflate: Equatable, Sendable {
         }
         guard found else { return nil }
         windowBits = allowed.map(Deflate.windowBits(allowing:))
-        self.offer = offer
+        clientNoContextTakeover = everyOfferResets
     }
 
-    /// For the debug log: `window 15` (bits compressed with), or `uncompressed`.
-    var summary: String { windowBits.map { "window \($0)" } ?? "uncompressed" }
+    /// For the debug log: `window 15` (bits compressed with) or `uncompressed`, and `client resets` when the
+    /// client compresses each message from a fresh state.
+    var summary: String {
+        (windowBits.map { "window \($0)" } ?? "uncompressed") + (clientNoContextTakeover ? ", client resets" : "")
+    }
 }
 
 private extension Substring {

@@ -37,10 +37,19 @@ extension LiveActivityServer {
         let negotiated = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", "1") == 0
         // The offer is read for its server_max_window_bits, which lws 4.1 neither applies nor answers; one
         // it cannot read gets uncompressed frames (always allowed).
-        let deflate = negotiated
-            ? PermessageDeflate(offer: header(wsi, WSI_TOKEN_EXTENSIONS) ?? "") ?? PermessageDeflate(windowBits: nil, offer: "")
-            : nil
-        let session = sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate)
+        let offer = negotiated ? header(wsi, WSI_TOKEN_EXTENSIONS) ?? "" : nil
+        let deflate = offer.map { PermessageDeflate(offer: $0) ?? PermessageDeflate(windowBits: nil) }
+        if let deflate {
+            // lws 4.1 ends its inflater after each client message when *server_no_context_takeover* was
+            // negotiated, which constrains the server's compressor, not the client's: a client that asked it
+            // and keeps its own context then fails on its second message ("invalid distance too far back").
+            // Its inflater may forget between messages exactly when the client resets its compressor
+            // (client_no_context_takeover, RFC 7692 §7.1.1.2), which also frees its window (about 40 KB)
+            // between messages.
+            _ = lws_set_extension_option(wsi, "permessage-deflate", "server_no_context_takeover",
+                                         deflate.clientNoContextTakeover ? "1" : "0")
+        }
+        let session = sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate, offer: offer)
         let pointer = Unmanaged.passRetained(session).toOpaque()
         liveSessionPointers.insert(pointer)
         sessionData.storeBytes(of: pointer, as: UnsafeMutableRawPointer?.self)

@@ -54,9 +54,12 @@ extension LiveActivityServer {
 
     /// Registers a new client and queues its first message: a `snapshot` (or the events after
     /// `?since=`), or, if it must present a token first, an `unauthorized` error.
-    /// - Parameter deflate: what permessage-deflate allows the client, when it negotiated it (nil: plain).
+    /// - Parameters:
+    ///   - deflate: what permessage-deflate allows the client, when it negotiated it (nil: plain).
+    ///   - offer: the client's `Sec-WebSocket-Extensions`, for the debug log.
     /// - Returns: the session, which the adapter keeps in the connection's per-session data.
-    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?, deflate: PermessageDeflate? = nil) -> Session {
+    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?, deflate: PermessageDeflate? = nil,
+                       offer: String? = nil) -> Session {
         let id = nextSessionID
         nextSessionID += 1
         let share: Share? = upgrade.shareToken.flatMap { token in self.share(forToken: token) }
@@ -80,7 +83,7 @@ extension LiveActivityServer {
             greet(session, since: session.resumeFrom)
         }
         logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(hub.sessions.count)",
-                                          "session.extensions": deflate.map { "permessage-deflate (\($0.summary)); offered: \($0.offer)" } ?? "none"])
+                                          "session.extensions": deflate.map { "permessage-deflate (\($0.summary)); offered: \(offer ?? "")" } ?? "none"])
         return session
     }
 
