@@ -120,10 +120,13 @@ class RawWS:
 
     def __init__(self, port: int, path: str = "/ws", *, host: str = "127.0.0.1", headers: dict[str, str] | None = None,
                  deflate: bool = False, rcvbuf: int | None = None, tls: ssl.SSLContext | None = None,
-                 timeout: float = 5):
+                 timeout: float = 5, offer: str | None = None, window_bits: int = 15):
+        """`deflate` offers permessage-deflate (`offer` replaces the default offer); compressed server messages
+        are inflated with a window of 2^`window_bits` bytes, keeping it between messages (context takeover),
+        and strictly: a match reaching beyond that window fails (see `inflate_strictly`)."""
         hdrs = dict(headers or {})
         if deflate:
-            hdrs["Sec-WebSocket-Extensions"] = "permessage-deflate; client_no_context_takeover"
+            hdrs["Sec-WebSocket-Extensions"] = offer or "permessage-deflate; client_no_context_takeover"
         self.sock = open_socket(host, port, tls=tls, rcvbuf=rcvbuf, timeout=timeout)
         self.sock.sendall(_handshake_bytes(host, port, path, hdrs))
         status, self.headers, rest = read_http_head(self.sock, timeout)
@@ -133,7 +136,8 @@ class RawWS:
         self.deflate = "permessage-deflate" in self.headers.get("sec-websocket-extensions", "")
         if deflate:
             assert self.deflate, f"server did not negotiate permessage-deflate: {self.headers}"
-        self._inflater = zlib.decompressobj(-15)  # server keeps its context (no server_no_context_takeover)
+        self._inflater = zlib.decompressobj(-window_bits)  # kept between messages, as context takeover allows
+        self.compressed_messages = 0  # data messages that came with RSV1 set
         self.buf = rest
         self.closed_code: int | None = None
 
@@ -233,7 +237,8 @@ class RawWS:
             if fin:
                 data = b"".join(parts)
                 if compressed:
-                    data = self._inflater.decompress(data + b"\x00\x00\xff\xff")
+                    data = inflate_strictly(self._inflater, data + b"\x00\x00\xff\xff")
+                    self.compressed_messages += 1
                 return first_op, data
 
     def recv_json(self, timeout: float = 3, *, skip_ticks: bool = True) -> dict[str, Any]:
@@ -293,6 +298,19 @@ def _mask_fast(payload: bytes, key: bytes) -> bytes:
     n = len(payload)
     k = (key * (n // 4 + 1))[:n]
     return (int.from_bytes(payload, "little") ^ int.from_bytes(k, "little")).to_bytes(n, "little")
+
+
+def inflate_strictly(inflater, data: bytes, step: int = 64) -> bytes:
+    """Inflates `data` at most `step` bytes at a time, so that every match must come from the inflater's
+    window: zlib lets a match reach back into the output of the same call, which would hide a server that
+    compresses with a larger window than the client allowed (RFC 7692 §7.1.2.1)."""
+    out: list[bytes] = []
+    while True:
+        chunk = inflater.decompress(data, step)
+        out.append(chunk)
+        data = inflater.unconsumed_tail
+        if not data and len(chunk) < step:
+            return b"".join(out)
 
 
 def deflate_message(data: bytes) -> bytes:

@@ -17,6 +17,7 @@ import shutil
 import socket
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -288,6 +289,45 @@ def test_other_clients_changes_relevance_and_alert(server, browser):
     # 3700 s is more than an hour: h:mm:ss.
     countdown = screens[0].find_element(By.CSS_SELECTOR, ".countdown")
     wait_for("an h:mm:ss countdown", lambda: re.match(r"^1:0[01]:[0-5]\d$", countdown.text))
+    assert_clean_console(browser)
+
+
+def test_a_compressed_event_reaches_the_page(server, browser):
+    """Chromium negotiates permessage-deflate (keeping its context, as browsers do); the events the server
+    compressed once for every deflate client (RSV1 set, issue 20) are inflated by the browser and rendered. The
+    other client is plain, so every compressed write the server counts went to the page."""
+    open_dashboard(browser, server.url)
+    assert "permessage-deflate" in (browser.find_element(By.ID, "status").get_attribute("data-extensions") or "")
+    body = "Compressed once for every viewer, whatever it keeps between messages. " * 8
+
+    def compressed() -> int:
+        with urllib.request.urlopen(f"{server.url}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        return int(re.search(r"^liveactivity_sent_compressed_messages_total (\d+)$", text, re.MULTILINE).group(1))
+
+    async def other_client() -> int:
+        async with connect(server.ws_url, compression=None) as ws:
+            await recv_until(ws, lambda m: m.get("type") == "snapshot")
+            before = compressed()
+            await send_json(ws, {"type": "start", "requestId": "d1", "attributes": {"workout": "aerobics"},
+                                 "durationSeconds": 600})
+            ack = await recv_until(ws, lambda m: m.get("type") in ("ack", "error") and m.get("requestId") == "d1")
+            assert ack["type"] == "ack", ack
+            await send_json(ws, {"type": "update", "requestId": "d2", "activityId": ack["activityId"],
+                                 "durationSeconds": 900, "alert": {"title": "Deflated", "body": body}})
+            ack2 = await recv_until(ws, lambda m: m.get("type") in ("ack", "error") and m.get("requestId") == "d2")
+            assert ack2["type"] == "ack", ack2
+            return before
+
+    before = run(other_client())
+    wait_for("one .lock-screen", lambda: len(lock_screens(browser)) == 1)
+    banner = wait_for("the alert banner", lambda: browser.find_element(By.ID, "banner").is_displayed()
+                      and browser.find_element(By.ID, "banner"))
+    wait_settled(browser, "the alert banner", banner)
+    assert "Deflated" in banner.text and body[:40] in banner.text, banner.text
+    # The started and updated events (over 500 bytes each) went to the page compressed.
+    assert compressed() - before >= 2
+    assert status_state(browser) == "open"
     assert_clean_console(browser)
 
 
