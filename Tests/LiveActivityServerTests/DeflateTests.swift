@@ -85,17 +85,6 @@ struct DeflateTests {
         #expect(WebSocketFrameHeader.length(payloadLength: length) == expected.count)
     }
 
-    @Test func plainWireIsTheHeaderInTheHeadroomThenThePayload() {
-        for size in [5, 300, 70_000] {
-            let payload = Array(repeating: UInt8(ascii: "x"), count: size)
-            let frame = Frame(payload)
-            let (start, count) = frame.plainWire()
-            let header = WebSocketFrameHeader.bytes(payloadLength: size, compressed: false)
-            #expect(start + header.count == frame.payload)
-            #expect(Array(UnsafeBufferPointer(start: start, count: count)) == header + payload)
-        }
-    }
-
     // MARK: Compressor (RFC 7692 §7.2.1)
 
     @Test func aMessageRoundTripsAndEndsWithoutTheSyncFlushTrailer() throws {
@@ -167,29 +156,57 @@ struct DeflateTests {
         let deflate = Deflate(minimumBytes: 128)
         let message = event(3)
         let frame = Frame(message)
-        let wire = try #require(frame.deflatedWire(windowBits: 15, using: deflate))
-        #expect(frame.deflatedWire(windowBits: 15, using: deflate) == wire)
+        let (wire, compressed) = frame.deflatedWire(windowBits: 15, using: deflate)
+        #expect(compressed)
+        #expect(frame.deflatedWire(windowBits: 15, using: deflate).wire == wire)
         #expect(deflate.compressions == 1)
         // FIN | RSV1 | text, the compressed length, the compressed payload.
         let (first, payload) = try #require(parse(wire))
         #expect(first == 0xC1)
+        #expect(payload.count < message.count * 2 / 3)
         #expect(Inflater(windowBits: 15).message(payload) == message)
         // Another window is another compression, kept too.
-        let narrow = try #require(frame.deflatedWire(windowBits: 9, using: deflate))
-        #expect(frame.deflatedWire(windowBits: 9, using: deflate) == narrow)
+        let narrow = frame.deflatedWire(windowBits: 9, using: deflate)
+        #expect(narrow.compressed && frame.deflatedWire(windowBits: 9, using: deflate).wire == narrow.wire)
         #expect(deflate.compressions == 2)
-        #expect(try Inflater(windowBits: 9).message(#require(parse(narrow)).payload) == message)
+        #expect(try Inflater(windowBits: 9).message(#require(parse(narrow.wire)).payload) == message)
     }
 
-    @Test func shortAndIncompressibleFramesGoUncompressed() {
+    @Test func shortAndIncompressibleFramesGoStoredWithRSV1() throws {
         let deflate = Deflate(minimumBytes: 128)
-        #expect(Frame(Array(event(1).prefix(127))).deflatedWire(windowBits: 15, using: deflate) == nil)
+        let short = Array(event(1).prefix(127))
+        let (wire, compressed) = Frame(short).deflatedWire(windowBits: 15, using: deflate)
+        #expect(!compressed)
         #expect(deflate.compressions == 0, "a frame under the threshold is not even compressed")
-        let random = Frame(noise(2_000))
-        #expect(random.deflatedWire(windowBits: 15, using: deflate) == nil)
-        #expect(random.deflatedWire(windowBits: 15, using: deflate) == nil)
+        let (first, payload) = try #require(parse(wire))
+        #expect(first == 0xC1, "stored is still a permessage-deflate message: RSV1 set")
+        #expect(payload.count == short.count + 6)
+        #expect(Inflater(windowBits: 15).message(payload) == short)
+
+        let randomBytes = noise(2_000)
+        let random = Frame(randomBytes)
+        let stored = random.deflatedWire(windowBits: 15, using: deflate)
+        #expect(!stored.compressed && !random.deflatedWire(windowBits: 15, using: deflate).compressed)
         #expect(deflate.compressions == 1, "the verdict is kept: compressed once, found no smaller")
-        #expect(Frame(Array(event(1).prefix(128))).deflatedWire(windowBits: 15, using: deflate) != nil)
+        #expect(try Inflater(windowBits: 9).message(#require(parse(stored.wire)).payload) == randomBytes)
+        #expect(random.deflatedWire(windowBits: nil, using: deflate).wire == stored.wire, "stored once for every window")
+        #expect(Frame(Array(event(1).prefix(128))).deflatedWire(windowBits: 15, using: deflate).compressed)
+    }
+
+    @Test func storedBlocksDecodeWhateverTheWindowAndContext() {
+        let keeping = Inflater(windowBits: 9, takeover: true)
+        for message in [[], Array("x".utf8), event(1), noise(65_535), noise(65_536), noise(200_000)] as [[UInt8]] {
+            var payload = [UInt8](repeating: 0xAA, count: Deflate.storedLength(message.count))
+            let written = payload.withUnsafeMutableBufferPointer { out in
+                message.withUnsafeBytes { Deflate.writeStored($0, to: out.baseAddress!) }
+            }
+            #expect(written == payload.count)
+            #expect(Inflater(windowBits: 9, takeover: false).message(payload) == message, "\(message.count) bytes")
+            #expect(keeping.message(payload) == message, "\(message.count) bytes, after the others")
+        }
+        #expect(Deflate.storedLength(0) == 1)
+        #expect(Deflate.storedLength(65_535) == 65_541)
+        #expect(Deflate.storedLength(65_536) == 65_547)
     }
 
     // MARK: The client's offer (RFC 7692 §5, §7.1.2.1)
@@ -217,7 +234,7 @@ struct DeflateTests {
             .clientNoContextTakeover)
     }
 
-    @Test func aMalformedWindowMeansUncompressedAndNoOfferMeansNone() {
+    @Test func aMalformedWindowMeansStoredOnlyAndNoOfferMeansNone() {
         for offer in ["permessage-deflate; server_max_window_bits", "permessage-deflate; server_max_window_bits=7",
                       "permessage-deflate; server_max_window_bits=16", "permessage-deflate; server_max_window_bits=09",
                       "permessage-deflate; server_max_window_bits=ten"] {

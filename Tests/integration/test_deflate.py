@@ -3,8 +3,9 @@ size, and the same bytes go to every client that negotiated the extension, whate
 
 Each kind of client decodes every message: Python `websockets` (context takeover, with and without
 `client_max_window_bits`, and asking `server_no_context_takeover`), a hand-built client that allows the server
-only a 2^9-byte window (`server_max_window_bits=9`, inflating strictly: a match beyond 512 bytes fails), and
-gorilla's `wsfan -compress` when the benchmark's load generator is built. The server's own counters at
+only a 2^9-byte window (`server_max_window_bits=9`, inflating strictly: a match beyond 512 bytes fails),
+libwebsockets 4.1's own client (liveactivity-bench) and gorilla's `wsfan -compress` when the benchmark's load
+generator is built. Messages not worth compressing go as stored blocks, RSV1 set like the others. The server's own counters at
 `GET /metrics` show the compressions (`liveactivity_deflate_compressions_total`) and the compressed writes
 (`liveactivity_sent_compressed_messages_total`). Chromium is checked in test_page.py.
 """
@@ -26,6 +27,7 @@ import pytest
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
 from hostile_support import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT, RawWS, inflate_strictly
+from conftest import liveactivity_bin
 from test_broadcast import finished_content
 from wsclient import connect, recv_json, recv_until, request, run, send_json
 
@@ -33,6 +35,7 @@ COMPRESSIONS = "liveactivity_deflate_compressions_total"
 COMPRESSED = "liveactivity_sent_compressed_messages_total"
 FRAME_BYTES = "liveactivity_sent_frame_bytes_total"
 PAYLOAD_BYTES = "liveactivity_sent_bytes_total"
+STORED = "liveactivity_sent_stored_messages_total"
 
 
 def metrics(server) -> dict[str, int]:
@@ -40,7 +43,7 @@ def metrics(server) -> dict[str, int]:
     with urllib.request.urlopen(f"{server.url}/metrics", timeout=5) as response:
         text = response.read().decode()
     values = {}
-    for name in (COMPRESSIONS, COMPRESSED, FRAME_BYTES, PAYLOAD_BYTES):
+    for name in (COMPRESSIONS, COMPRESSED, FRAME_BYTES, PAYLOAD_BYTES, STORED):
         match = re.search(rf"^{name} (\d+)$", text, re.MULTILINE)
         assert match, f"/metrics has no {name}:\n{text}"
         values[name] = int(match.group(1))
@@ -328,6 +331,28 @@ def test_deflate_off_negotiates_nothing(start_server):
         assert "sec-websocket-extensions" not in raw.headers
         assert raw.recv_json()["type"] == "snapshot"
     assert metrics(server)[COMPRESSED] == 0
+
+
+# -------------------------------------------------------------------------------------------------------------
+# libwebsockets 4.1's own client (our liveactivity-bench): it loops on a message with RSV1 clear, so none is sent
+# -------------------------------------------------------------------------------------------------------------
+def test_an_lws_client_decodes_every_message(start_server):
+    """liveactivity-bench (lws 4.1 client, permessage-deflate): every update, the snapshot, acks and ticks arrive.
+    lws 4.1's client delivers a message with RSV1 clear over and over once deflate is negotiated, so the server
+    sends its short messages as stored blocks (RSV1 set), never plain."""
+    binary = liveactivity_bin().parent / "liveactivity-bench"
+    if not binary.is_file():
+        pytest.skip(f"{binary} is not built (swift build)")
+    server = start_server("--rate", "1000", "--burst", "1000")
+    before = metrics(server)
+    result = subprocess.run([str(binary), "--server", server.ws_url, "--clients", "5", "--messages", "20", "--rate", "50",
+                             "--deflate", "on", "--quiet-timeout", "3", "--drain-timeout", "10"],
+                            capture_output=True, text=True, timeout=60)
+    report = json.loads(next(line for line in result.stdout.splitlines() if line.startswith("{")))
+    assert result.returncode == 0 and report["ok"], (report, result.stderr[-2000:])
+    assert report["deflate"] and report["lost"] == 0 and report["delivered"] == 5 * 20, report
+    after = metrics(server)
+    assert after[COMPRESSED] - before[COMPRESSED] >= 5 * 20 and after[STORED] > before[STORED], (before, after)
 
 
 # -------------------------------------------------------------------------------------------------------------

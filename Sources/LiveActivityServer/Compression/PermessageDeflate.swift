@@ -11,8 +11,8 @@
 struct PermessageDeflate: Equatable, Sendable {
     /// The window, in bits, to compress this client's messages with (9...15, see
     /// ``Deflate/windowBits(allowing:)``); nil when an offer's `server_max_window_bits` is malformed
-    /// (RFC 7692 §7.1.2.1 allows only 8 to 15): then every message goes uncompressed (RSV1 clear), which a
-    /// permessage-deflate client always accepts.
+    /// (RFC 7692 §7.1.2.1 allows only 8 to 15): then every message goes as stored blocks, which need no
+    /// window.
     let windowBits: Int?
     /// Whether every permessage-deflate offer says `client_no_context_takeover` (RFC 7692 §7.1.1.2), which
     /// lws echoes: the client then compresses each message from a fresh state, and the server's inflater
@@ -56,10 +56,10 @@ struct PermessageDeflate: Equatable, Sendable {
         clientNoContextTakeover = everyOfferResets
     }
 
-    /// For the debug log: `window 15` (bits compressed with) or `uncompressed`, and `client resets` when the
+    /// For the debug log: `window 15` (bits compressed with) or `stored only`, and `client resets` when the
     /// client compresses each message from a fresh state.
     var summary: String {
-        (windowBits.map { "window \($0)" } ?? "uncompressed") + (clientNoContextTakeover ? ", client resets" : "")
+        (windowBits.map { "window \($0)" } ?? "stored only") + (clientNoContextTakeover ? ", client resets" : "")
     }
 }
 

@@ -2,10 +2,10 @@
 ///
 /// The payload sits after ``headroom`` bytes, where libwebsockets writes the frame header in place
 /// (`LWS_PRE`), so the same bytes go to every client with no copy. For clients that negotiated
-/// permessage-deflate the frame is written whole, header included, past lws's framing (`LWS_WRITE_RAW`): the
-/// header RFC 6455 §5.2 gives it, RSV1 clear, in that same headroom (``plainWire()``), or its compressed form
-/// (RFC 7692 §7.2.1, RSV1 set), made once per window size on first use and kept here
-/// (``deflatedWire(windowBits:using:)``) for every other deflate client.
+/// permessage-deflate the frame is written whole, header included, past lws's framing (`LWS_WRITE_RAW`): its
+/// compressed form (RFC 7692 §7.2.1, RSV1 set), made once per window size on first use and kept here for
+/// every other deflate client, or its stored form when compressing does not pay
+/// (``deflatedWire(windowBits:using:)``).
 ///
 /// The payload is immutable after creation; the headroom, the compressed forms and the delivery counters
 /// are touched by the service thread only.
@@ -33,10 +33,12 @@ final class Frame: @unchecked Sendable {
     }
 
     /// The compressed frames, header included, by window size (index: bits - 9), made on first use; a
-    /// frame whose compressed form is no smaller is marked in ``uncompressedWindows`` instead.
+    /// frame whose compressed form is no smaller than stored is marked in ``incompressibleWindows`` instead.
     private var deflated: [[UInt8]?] = []
-    /// Window sizes (bit `bits - 9`) for which compressing did not pay: those clients get ``plainWire()``.
-    private var uncompressedWindows: UInt8 = 0
+    /// Window sizes (bit `bits - 9`) for which compressing did not pay: those clients get ``stored``.
+    private var incompressibleWindows: UInt8 = 0
+    /// The frame as stored blocks, header included (RSV1 set), made on first use.
+    private var stored: [UInt8]?
 
     deinit { storage.deallocate() }
 
@@ -46,40 +48,49 @@ final class Frame: @unchecked Sendable {
     /// The payload's bytes (a copy), for tests and logs.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: payload, count: count)) }
 
-    /// The whole uncompressed frame for `LWS_WRITE_RAW`: the header (RSV1 clear) written into the headroom
-    /// just before the payload, then the payload. The header is rewritten on every call: lws writes its own
-    /// (the same bytes) in that headroom when the frame goes to a client without deflate.
-    /// - Returns: where the frame starts, and its length in bytes (header and payload).
-    func plainWire() -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
-        let headerLength = WebSocketFrameHeader.length(payloadLength: count)
-        let start = payload - headerLength
-        WebSocketFrameHeader.write(payloadLength: count, compressed: false, to: start)
-        return (start, headerLength + count)
+    /// The whole frame for a permessage-deflate client (RSV1 set, for `LWS_WRITE_RAW`): compressed with a
+    /// window of 2^`windowBits` bytes, made on the first call for that window and kept for the frame's life,
+    /// or, when that does not pay (a payload under ``Deflate/minimumBytes``, or one that does not shrink) or
+    /// no window is allowed, the payload as stored blocks (``Deflate/writeStored(_:to:)``), made once for
+    /// every window.
+    /// - Parameters:
+    ///   - windowBits: 9...15 (``PermessageDeflate/windowBits``); nil: never compress.
+    ///   - deflate: the server's compressor.
+    /// - Returns: the frame's bytes, header included, and whether they are compressed (else stored).
+    func deflatedWire(windowBits: Int?, using deflate: Deflate) -> (wire: [UInt8], compressed: Bool) {
+        if let windowBits, count >= deflate.minimumBytes {
+            let index = windowBits - Deflate.windowBitsRange.lowerBound
+            if incompressibleWindows & (1 << index) == 0 {
+                if index < deflated.count, let wire = deflated[index] { return (wire, true) }
+                let storedLength = Deflate.storedLength(count)
+                let made = deflate.compress(UnsafeRawBufferPointer(start: payload, count: count), windowBits: windowBits) { body in
+                    body.count < storedLength ? Self.wire(payloadLength: body.count) { $0.copyMemory(from: body) } : nil
+                }
+                if let wire = made ?? nil {
+                    if deflated.count <= index { deflated += repeatElement(nil, count: index + 1 - deflated.count) }
+                    deflated[index] = wire
+                    return (wire, true)
+                }
+                incompressibleWindows |= 1 << index
+            }
+        }
+        if let stored { return (stored, false) }
+        let message = UnsafeRawBufferPointer(start: payload, count: count)
+        let wire = Self.wire(payloadLength: Deflate.storedLength(count)) { out in
+            Deflate.writeStored(message, to: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        stored = wire
+        return (wire, false)
     }
 
-    /// The whole compressed frame (header with RSV1 set, then the permessage-deflate payload) for a client
-    /// that lets the server use a window of 2^`windowBits` bytes, compressed on the first call for that
-    /// window and kept for the frame's life.
-    /// - Parameters:
-    ///   - windowBits: 9...15 (``PermessageDeflate/windowBits``).
-    ///   - deflate: the server's compressor; payloads shorter than its ``Deflate/minimumBytes`` are not
-    ///     compressed.
-    /// - Returns: the frame's bytes; nil when it goes uncompressed instead (short, no smaller compressed, or
-    ///   zlib failed): then write ``plainWire()``.
-    func deflatedWire(windowBits: Int, using deflate: Deflate) -> [UInt8]? {
-        guard count >= deflate.minimumBytes else { return nil }
-        let index = windowBits - Deflate.windowBitsRange.lowerBound
-        if uncompressedWindows & (1 << index) != 0 { return nil }
-        if index < deflated.count, let wire = deflated[index] { return wire }
-        guard let body = deflate.compress(UnsafeRawBufferPointer(start: payload, count: count), windowBits: windowBits),
-              body.count + WebSocketFrameHeader.length(payloadLength: body.count) < count + WebSocketFrameHeader.length(payloadLength: count)
-        else {
-            uncompressedWindows |= 1 << index
-            return nil
+    /// One exactly sized allocation: the header for a compressed text frame of `payloadLength` bytes
+    /// (RSV1 set), then the payload `fill` writes into the rest.
+    private static func wire(payloadLength: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
+        let headerLength = WebSocketFrameHeader.length(payloadLength: payloadLength)
+        return [UInt8](unsafeUninitializedCapacity: headerLength + payloadLength) { buffer, initialized in
+            WebSocketFrameHeader.write(payloadLength: payloadLength, compressed: true, to: buffer.baseAddress!)
+            fill(UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + headerLength, count: payloadLength))
+            initialized = headerLength + payloadLength
         }
-        let wire = WebSocketFrameHeader.bytes(payloadLength: body.count, compressed: true) + body
-        if deflated.count <= index { deflated += repeatElement(nil, count: index + 1 - deflated.count) }
-        deflated[index] = wire
-        return wire
     }
 }

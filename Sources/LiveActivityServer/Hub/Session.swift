@@ -46,8 +46,8 @@ final class Session {
 
     /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
     /// nil: every frame goes through lws as plain text. A deflate client gets every frame whole from the
-    /// adapter (`LWS_WRITE_RAW`), compressed once per message for all (``Frame/deflatedWire(windowBits:using:)``)
-    /// or with RSV1 clear, so lws never creates a compressor for it.
+    /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
+    /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
     var deflate: PermessageDeflate?
 
     // MARK: Protocol state

@@ -15,7 +15,7 @@ import LiveActivityCore
 /// `PAYLOAD_TX`, so the payload is neither framed nor compressed again. A frame the socket takes only in
 /// part has its rest copied to lws's `buflist_out`, which lws drains before anything else on the next
 /// POLLOUT (its own pongs, pings and close frames included, which it appends behind), so frames stay whole
-/// and in order.
+/// and in order. Every such frame has RSV1 set, compressed or stored (see ``Deflate/writeStored(_:to:)``).
 extension LiveActivityServer {
     // MARK: Callbacks
 
@@ -36,7 +36,7 @@ extension LiveActivityServer {
         // were it ever made (it is not: see webSocketWritable).
         let negotiated = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", "1") == 0
         // The offer is read for its server_max_window_bits, which lws 4.1 neither applies nor answers; one
-        // it cannot read gets uncompressed frames (always allowed).
+        // it cannot read gets stored frames (they need no window).
         let offer = negotiated ? header(wsi, WSI_TOKEN_EXTENSIONS) ?? "" : nil
         let deflate = offer.map { PermessageDeflate(offer: $0) ?? PermessageDeflate(windowBits: nil) }
         if let deflate {
@@ -110,25 +110,25 @@ extension LiveActivityServer {
     }
 
     /// Writes `frame` whole to a client that negotiated permessage-deflate, past lws's framing and
-    /// compressor (`LWS_WRITE_RAW`, see the extension's doc): compressed with RSV1 set, made once for every
-    /// client with the same window (``Frame/deflatedWire(windowBits:using:)``), or, when that does not pay,
-    /// as a plain text frame with RSV1 clear (``Frame/plainWire()``).
+    /// compressor (`LWS_WRITE_RAW`, see the extension's doc): compressed, made once for every client with the
+    /// same window, or stored when compressing does not pay (``Frame/deflatedWire(windowBits:using:)``);
+    /// RSV1 is set either way.
     /// - Returns: the frame bytes written (lws took them all, sending or buffering them), or nil when the
     ///   write failed and the connection must close.
     @inline(__always)
     private func writeWhole(_ frame: Frame, to wsi: OpaquePointer, _ negotiated: PermessageDeflate) -> Int? {
-        if let bits = negotiated.windowBits, let wire = frame.deflatedWire(windowBits: bits, using: deflate) {
-            metrics.deflateCompressions = deflate.compressions
-            let written = wire.withUnsafeBufferPointer { bytes in
-                lws_write(wsi, UnsafeMutablePointer(mutating: bytes.baseAddress!), bytes.count, LWSConstants.writeRaw)
-            }
-            guard Int(written) >= wire.count else { return nil }
-            metrics.compressedMessagesSent += 1
-            return wire.count
+        let (wire, compressed) = frame.deflatedWire(windowBits: negotiated.windowBits, using: deflate)
+        let written = wire.withUnsafeBufferPointer { bytes in
+            lws_write(wsi, UnsafeMutablePointer(mutating: bytes.baseAddress!), bytes.count, LWSConstants.writeRaw)
         }
-        let (start, count) = frame.plainWire()
-        guard Int(lws_write(wsi, start, count, LWSConstants.writeRaw)) >= count else { return nil }
-        return count
+        guard Int(written) >= wire.count else { return nil }
+        if compressed {
+            metrics.compressedMessagesSent += 1
+            metrics.deflateCompressions = deflate.compressions
+        } else {
+            metrics.storedMessagesSent += 1
+        }
+        return wire.count
     }
 
     /// CLOSED: forgets the session and releases the per-session data's reference.

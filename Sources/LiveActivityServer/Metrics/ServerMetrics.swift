@@ -17,6 +17,9 @@ final class ServerMetrics {
     var frameBytesSent = 0
     /// Messages written compressed (RSV1 set), to clients that negotiated permessage-deflate.
     var compressedMessagesSent = 0
+    /// Messages written to such clients as stored deflate blocks (RSV1 set, not compressed: too short, or
+    /// no smaller compressed).
+    var storedMessagesSent = 0
     /// Messages compressed (``Deflate/compressions``): once per message and window size, however many
     /// clients it goes to.
     var deflateCompressions = 0
@@ -73,6 +76,8 @@ final class ServerMetrics {
                [("", Double(frameBytesSent))])
         metric("liveactivity_sent_compressed_messages_total", "counter", "WebSocket messages written compressed (permessage-deflate, RSV1 set).",
                [("", Double(compressedMessagesSent))])
+        metric("liveactivity_sent_stored_messages_total", "counter", "WebSocket messages written to permessage-deflate clients as stored blocks (RSV1 set, not compressed).",
+               [("", Double(storedMessagesSent))])
         metric("liveactivity_deflate_compressions_total", "counter", "Messages compressed for permessage-deflate: once per message and window size, whatever the number of clients.",
                [("", Double(deflateCompressions))])
         metric("liveactivity_errors_total", "counter", "Error messages sent, by code.",
