@@ -13,6 +13,8 @@
 #            ours-deflate  the same server, wsfan -compress (gorilla: permessage-deflate, no context takeover)
 #            lws-c-z       lws-bcast -z (lws's own permessage-deflate, one compressor per connection), wsfan
 #                          -compress, messages padded to our `updated` frame (measured by seed_activity.py)
+#                          with our `updated` frame's own text as the filler (-pad-from; wsfan drops its quotes
+#                          and backslashes), so they compress like ours: x's would compress 628 bytes to 50
 #          delivered msg/s, server CPU per delivery, and for ours the bytes on the wire per message written
 #          (/metrics: liveactivity_sent_frame_bytes_total / liveactivity_messages_sent_total: headers included,
 #          compressed as sent; mostly the updates, plus the snapshots and ticks)
@@ -131,6 +133,10 @@ wsfan_run() {
 }
 
 FRAME_BYTES=${FRAME_BYTES:-}
+# Our `updated` frame's text, written by seed_activity.py: the C peer's filler.
+PAD_FILE=$(mktemp "${TMPDIR:-/tmp}/liveactivity-deflate-pad.XXXXXX")
+trap 'stop_server; stop_peer; rm -f "$PAD_FILE"' EXIT
+trap 'stop_server; stop_peer; rm -f "$PAD_FILE"; exit 130' INT TERM
 # ours SERVER CASE ROUND DIR COMPRESS: a fresh server (DIR/liveactivity), one wsfan run (with -compress if COMPRESS is
 # 1), the wire counters, the server stopped.
 ours() {
@@ -141,7 +147,7 @@ ours() {
 	BIN=$BIN_SAVED
 	[ $started = 0 ] || { log "  $server did not start"; return 0; }
 	local activity bytes line
-	read -r activity bytes < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN")
+	read -r activity bytes < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
 	if [ -z "${activity:-}" ]; then log "  $server: could not seed an activity"; stop_server; return 0; fi
 	FRAME_BYTES=$bytes
 	local before after
@@ -175,7 +181,7 @@ peer() {
 	done
 	# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes; ,"pad":"" adds 9.
 	line=$(wsfan_run "$server" "$case" "$round" "$PEER_PID" "ws://127.0.0.1:$PEER_PORT/" -compress \
-		-pad $((FRAME_BYTES - 60)) -pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}')
+		-pad $((FRAME_BYTES - 60)) -pad-from "$PAD_FILE" -pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}')
 	local peak; peak=$(peak_kib "$PEER_PID")
 	stop_peer
 	record "$server" "$case" "$round" "$line" event_bytes="$FRAME_BYTES" peak_rss_kb="$peak"
@@ -283,8 +289,8 @@ present = sorted({r["server"] for r in rows if r.get("case") in ("fast", "rate")
 
 if "fast" in cases:
     print(f"### N = {fast_n}, as fast as possible ({window} in flight, {seconds} s)\n")
-    print("| server | event B (plain) | delivered msg/s, median (min–max) | server CPU % | µs CPU / delivery | wire B / message written | compressions / s | lost |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| server | event B (plain) | delivered msg/s, median (min–max) | server CPU % | µs CPU / delivery | wsfan CPU % (backlog frames) | wire B / message written | compressions / s | lost |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in present:
         rs = list(runs(s, "fast").values())
         if not rs:
@@ -293,8 +299,9 @@ if "fast" in cases:
         wire = [r["frame_bytes"] / r["messages"] for r in rs if r.get("messages")]
         zps = [r["compressions"] / float(seconds) for r in rs if r.get("messages") and r.get("compressions") is not None]
         print(f"| {s} | {int(rs[0].get('event_bytes', 0))} | {spread([r['delivered_per_s'] for r in rs], num)} | "
-              f"{spread([r['server_cpu_pct'] for r in rs], num)} | {spread(us, one)} | {spread(wire, num)} | "
-              f"{spread(zps, num) if s != 'lws-c-z' else '–'} | {sum(r['lost'] for r in rs)} |")
+              f"{spread([r['server_cpu_pct'] for r in rs], num)} | {spread(us, one)} | "
+              f"{num(statistics.median(r['loadgen_cpu_pct'] for r in rs))} ({one(statistics.median(r['loadgen_backlog_frames'] for r in rs))}) | "
+              f"{spread(wire, num)} | {spread(zps, num) if s != 'lws-c-z' else '–'} | {sum(r['lost'] for r in rs)} |")
     print()
     print(f"- ours-deflate ÷ ours-plain, msg/s: {ratio('fast', 'delivered_per_s', 'ours-deflate', 'ours-plain')} (target ≥ 1.0×)")
     print(f"- ours-deflate ÷ lws-c-z, msg/s: {ratio('fast', 'delivered_per_s', 'ours-deflate', 'lws-c-z')} (target ≥ 2×)")
@@ -341,8 +348,8 @@ if "idle" in cases:
 
 if "rate" in cases:
     print(f"### N = {rate_n} at {rate} updates/s ({rate_m} updates)\n")
-    print("| server | p50 ms | p99 ms, median (min–max) | peak RSS MB (VmHWM) | server CPU % | wire B / message | lost |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| server | p50 ms | p99 ms, median (min–max) | peak RSS MB (VmHWM) | server CPU % | wsfan CPU % (backlog frames) | wire B / message | lost |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for s in present:
         rs = list(runs(s, "rate").values())
         if not rs:
@@ -350,6 +357,7 @@ if "rate" in cases:
         wire = [r["frame_bytes"] / r["messages"] for r in rs if r.get("messages")]
         print(f"| {s} | {spread([r['p50_ms'] for r in rs], one)} | {spread([r['p99_ms'] for r in rs], one)} | "
               f"{spread([r['peak_rss_kb'] / 1024 for r in rs], one)} | {spread([r['server_cpu_pct'] for r in rs], num)} | "
+              f"{num(statistics.median(r['loadgen_cpu_pct'] for r in rs))} ({one(statistics.median(r['loadgen_backlog_frames'] for r in rs))}) | "
               f"{spread(wire, num)} | {sum(r['lost'] for r in rs)} |")
     print()
 

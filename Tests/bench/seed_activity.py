@@ -1,10 +1,11 @@
 """Starts one workout on a running `liveactivity serve` and prints its activity id and the size of the
 `activity` `updated` frame an update with the benchmark's alert body produces, as `ID BYTES`.
 
-    python3 Tests/bench/seed_activity.py PORT [TOKEN]
+    python3 Tests/bench/seed_activity.py PORT [TOKEN [FRAME_FILE]]
 
 The benchmark templates name an activity, so one must exist first; BYTES is what the peers' messages
-are padded to for a same-size comparison. A minimal WebSocket client with no dependencies (this runs
+are padded to for a same-size comparison; FRAME_FILE, when given, receives that frame's text (a filler that
+compresses like our events, for a peer compressing with permessage-deflate). A minimal WebSocket client with no dependencies (this runs
 outside the test venv): handshake, masked text frames, unfragmented reads.
 """
 import base64
@@ -15,6 +16,7 @@ import sys
 
 port = int(sys.argv[1])
 token = sys.argv[2] if len(sys.argv) > 2 else ""
+frame_file = sys.argv[3] if len(sys.argv) > 3 else None
 s = socket.create_connection(("127.0.0.1", port), timeout=5)
 path = "/ws" + (f"?token={token}" if token else "")
 s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n".encode()
@@ -61,5 +63,8 @@ while True:
     raw = frame()
     m = json.loads(raw)
     if m.get("type") == "activity" and m.get("event") == "updated":
+        if frame_file:
+            with open(frame_file, "wb") as out:
+                out.write(raw)
         print(activity, len(raw))
         break

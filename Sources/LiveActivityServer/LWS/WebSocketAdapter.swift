@@ -121,10 +121,10 @@ extension LiveActivityServer {
         let written = wire.withUnsafeBufferPointer { bytes in
             lws_write(wsi, UnsafeMutablePointer(mutating: bytes.baseAddress!), bytes.count, LWSConstants.writeRaw)
         }
+        metrics.deflateCompressions = deflate.compressions
         guard Int(written) >= wire.count else { return nil }
         if compressed {
             metrics.compressedMessagesSent += 1
-            metrics.deflateCompressions = deflate.compressions
         } else {
             metrics.storedMessagesSent += 1
         }
