@@ -22,7 +22,10 @@
 #          its snapshot and one update: the server's VmRSS growth per connection, deflate and plain
 #            idle-deflate  offering permessage-deflate; client_max_window_bits (as browsers)
 #            idle-plain    offering nothing
-#          plus wsfan -compress -m 0 -idle-hold (gorilla, no context takeover): idle-gorilla
+#          plus wsfan -compress -m 0 -idle-hold (gorilla, no context takeover): idle-gorilla; and viewers that
+#          each sent one request, compressed (lws then keeps an inflater for a client keeping its context):
+#            idle-deflate-sent        as idle-deflate
+#            idle-deflate-reset-sent  offering client_no_context_takeover too (lws's inflater freed after it)
 #   rate   N = $RATE_N, $RATE_M updates at $RATE/s, ours-plain and ours-deflate: p50/p99 and peak RSS (VmHWM)
 #   lws    the fast case driven by our own client instead (liveactivity-bench: libwebsockets 4.1 in C, zlib's
 #          inflate), --deflate off and on (ours-plain-lws, ours-deflate-lws): a second view when wsfan's Go inflate
@@ -247,6 +250,8 @@ for round in $(seq 1 "$REPS"); do
 			idle idle-deflate "$round" "$OURS_DIR" deflate; sleep 0.5
 			idle idle-plain "$round" "$OURS_DIR" plain; sleep 0.5
 			idle idle-gorilla "$round" "$OURS_DIR" gorilla; sleep 0.5
+			idle idle-deflate-sent "$round" "$OURS_DIR" deflate-sent; sleep 0.5
+			idle idle-deflate-reset-sent "$round" "$OURS_DIR" deflate-reset-sent; sleep 0.5
 			[ -n "$BASELINE_DIR" ] && { idle base-idle-deflate "$round" "$BASELINE_DIR" deflate; sleep 0.5; }
 			;;
 		esac
@@ -335,7 +340,7 @@ if "idle" in cases:
     print(f"### {idle_n} idle viewers, each holding its snapshot and one update: server VmRSS growth per connection\n")
     print("| clients | per connection, median (min–max) | extension answered |")
     print("|---|---:|---|")
-    for s in ["idle-deflate", "idle-plain", "idle-gorilla", "base-idle-deflate"]:
+    for s in ["idle-deflate", "idle-plain", "idle-gorilla", "idle-deflate-sent", "idle-deflate-reset-sent", "base-idle-deflate"]:
         rs = list(runs(s, "idle").values())
         if rs:
             ext = rs[0].get("extensions")

@@ -1,11 +1,14 @@
 """Holds N idle WebSocket clients on a running `liveactivity serve` and prints the server's resident memory per
 connection, as one JSON line (issue 20's idle target: at most 8 KiB per connection that negotiated deflate).
 
-    .venv/bin/python Tests/bench/idle_clients.py PORT TOKEN SERVER_PID ACTIVITY_ID N deflate|plain
+    .venv/bin/python Tests/bench/idle_clients.py PORT TOKEN SERVER_PID ACTIVITY_ID N deflate|deflate-reset|plain[-sent]
 
 Each client is Python `websockets` (in the test venv) as a browser viewer: no token, it sends nothing; with
 `deflate` it offers permessage-deflate as browsers do (`client_max_window_bits`, keeping its context), with
-`plain` nothing. Once all N hold their snapshot, the controller (TOKEN) sends one update to ACTIVITY_ID and every
+`plain` nothing; `deflate-reset` offers `client_no_context_takeover` too (the client compresses each message from
+a fresh state, as gorilla does). With `-sent` (`deflate-sent`, `plain-sent`) each client also sends one request (`list`, which
+`websockets` compresses under deflate, so lws makes an inflater for it) and reads the reply. Once all N hold their
+snapshot, the controller (TOKEN) sends one update to ACTIVITY_ID and every
 client reads it, so whatever a server makes on a connection's first writes exists. VmRSS (/proc/PID/status) is
 read before the first connection and after the last client read the update: per connection = the growth / N.
 Waits for states (every client connected, every client read the update), never for time; gives up after 120 s.
@@ -15,11 +18,15 @@ import json
 import sys
 
 from websockets.asyncio.client import connect
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
 port, token, pid, activity, n, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
 URL = f"ws://127.0.0.1:{port}/ws"
-OPTIONS = {"compression": "deflate" if mode == "deflate" else None, "ping_interval": None, "open_timeout": 60,
+SENDS = mode.endswith("-sent")
+OPTIONS = {"compression": "deflate" if mode.startswith("deflate") else None, "ping_interval": None, "open_timeout": 60,
            "max_size": 8 * 1024 * 1024}
+if mode.startswith("deflate-reset"):
+    OPTIONS["extensions"] = [ClientPerMessageDeflateFactory(client_no_context_takeover=True)]
 
 
 def vmrss_kib() -> int:
@@ -47,6 +54,9 @@ async def main() -> None:
         async with dials:
             ws = await connect(URL, **OPTIONS)
         await until(ws, lambda m: m.get("type") == "snapshot")
+        if SENDS:
+            await ws.send(json.dumps({"type": "list", "requestId": "idle-" + "x" * 100}))
+            await until(ws, lambda m: m.get("type") == "snapshot")
         return ws
 
     clients = await asyncio.gather(*(one() for _ in range(n)))
