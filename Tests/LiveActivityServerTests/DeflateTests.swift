@@ -193,6 +193,20 @@ struct DeflateTests {
         #expect(Frame(Array(event(1).prefix(128))).deflatedWire(windowBits: 15, using: deflate).compressed)
     }
 
+    @Test func aShortBroadcastFrameIsCompressedAllTheSame() throws {
+        let deflate = Deflate(minimumBytes: 128)
+        let tick = Array(#"{"serverTime":"2026-12-01T13:43:58.001Z","timers":[{"activityId":"60BBDAC3-DA98-437B-A464-EDDD1C09C3A3","remainingSeconds":15362}],"type":"tick"}"#.utf8)
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let frame = Frame(Array(tick.prefix(100)))
+        _ = hub.tick(frame) { _ in nil }
+        #expect(frame.isBroadcast)
+        let (wire, compressed) = frame.deflatedWire(windowBits: 15, using: deflate)
+        #expect(compressed, "one compression serves every client, whatever the size")
+        #expect(try Inflater(windowBits: 15).message(#require(parse(wire)).payload) == Array(tick.prefix(100)))
+        #expect(!Frame(Array(tick.prefix(100))).deflatedWire(windowBits: 15, using: deflate).compressed, "a reply that short is stored")
+    }
+
+
     @Test func storedBlocksDecodeWhateverTheWindowAndContext() {
         let keeping = Inflater(windowBits: 9, takeover: true)
         for message in [[], Array("x".utf8), event(1), noise(65_535), noise(65_536), noise(200_000)] as [[UInt8]] {

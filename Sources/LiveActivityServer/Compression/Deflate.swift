@@ -18,9 +18,10 @@ final class Deflate {
     /// zlib's compression level, 1 (fastest) to 9 (smallest); each message is compressed once for every
     /// client, so the cost of a higher level is paid once per message, not once per delivery.
     let level: Int32
-    /// Payloads shorter than this many bytes are not compressed but sent as stored blocks
+    /// Replies to one client shorter than this many bytes are not compressed but sent as stored blocks
     /// (``writeStored(_:to:)``): below it a JSON message saves a few bytes at best and costs a compression
-    /// per message (BENCHMARKS.md, "Compress once").
+    /// for that one client (BENCHMARKS.md, "Compress once"). Broadcast frames are compressed whatever their
+    /// size: their one compression serves every client.
     let minimumBytes: Int
 
     /// The smallest and largest window, in bits, a compressor here uses. zlib's raw deflate takes 9 to 15;

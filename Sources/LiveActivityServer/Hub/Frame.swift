@@ -20,6 +20,9 @@ final class Frame: @unchecked Sendable {
     /// to take it; the last write records the change-to-wire time.
     var acceptedAt: UInt64?
     var writesLeft = 0
+    /// Whether every watching session reads this frame (a broadcast event or a tick; set by the ``Hub``): it
+    /// is then compressed whatever its size, since one compression serves every deflate client.
+    var isBroadcast = false
 
     /// Copies `bytes` once into a buffer with ``headroom`` zeroed bytes before it.
     init(_ bytes: [UInt8]) {
@@ -50,15 +53,15 @@ final class Frame: @unchecked Sendable {
 
     /// The whole frame for a permessage-deflate client (RSV1 set, for `LWS_WRITE_RAW`): compressed with a
     /// window of 2^`windowBits` bytes, made on the first call for that window and kept for the frame's life,
-    /// or, when that does not pay (a payload under ``Deflate/minimumBytes``, or one that does not shrink) or
-    /// no window is allowed, the payload as stored blocks (``Deflate/writeStored(_:to:)``), made once for
-    /// every window.
+    /// or, when that does not pay (a reply to one client under ``Deflate/minimumBytes``, or a payload that
+    /// does not shrink) or no window is allowed, the payload as stored blocks
+    /// (``Deflate/writeStored(_:to:)``), made once for every window.
     /// - Parameters:
     ///   - windowBits: 9...15 (``PermessageDeflate/windowBits``); nil: never compress.
     ///   - deflate: the server's compressor.
     /// - Returns: the frame's bytes, header included, and whether they are compressed (else stored).
     func deflatedWire(windowBits: Int?, using deflate: Deflate) -> (wire: [UInt8], compressed: Bool) {
-        if let windowBits, count >= deflate.minimumBytes {
+        if let windowBits, isBroadcast || count >= deflate.minimumBytes {
             let index = windowBits - Deflate.windowBitsRange.lowerBound
             if incompressibleWindows & (1 << index) == 0 {
                 if index < deflated.count, let wire = deflated[index] { return (wire, true) }

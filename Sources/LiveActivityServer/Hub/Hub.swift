@@ -124,6 +124,7 @@ final class Hub {
     /// Appends one broadcast frame for every watching session (share viewers: only when `activityId` is theirs).
     /// - Returns: ask for WRITEABLE everywhere, plus the closes of sessions that fell too far behind.
     func broadcast(_ frame: Frame, activityId: String?) -> [Action] {
+        frame.isBroadcast = true
         ring.append(frame, activityId: activityId)
         appendedSinceScan += 1
         var actions: [Action] = [.requestWritableForAll]
@@ -143,11 +144,16 @@ final class Hub {
     /// `scoped(activityId)` (nil: no tick) for share viewers.
     /// - Returns: ask for WRITEABLE everywhere; the count of sessions given a tick.
     func tick(_ frame: Frame, scoped: (String) -> Frame?) -> (actions: [Action], delivered: Int) {
+        frame.isBroadcast = true
         var delivered = 0
         var perScope: [String: Frame?] = [:]
         for session in sessions.values where session.closing == nil && session.cursor != nil {
             if let scope = session.scope {
-                if perScope[scope] == nil { perScope[scope] = .some(scoped(scope)) }
+                if perScope[scope] == nil {
+                    let own = scoped(scope)
+                    own?.isBroadcast = true
+                    perScope[scope] = .some(own)
+                }
                 guard let own = perScope[scope] ?? nil else { continue }
                 session.pendingTick = own
             } else {
