@@ -173,11 +173,20 @@ ours() {
 peer() {
 	local server=$1 case=$2 round=$3 line
 	[ -n "$FRAME_BYTES" ] || { echo "deflate: lws-c-z needs an ours-* run before it, or FRAME_BYTES" >&2; exit 1; }
-	# start_peer with -z: lib.sh's start_peer passes no flags, so start it here the same way.
-	if (exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null; then log "port $PEER_PORT is in use"; return 0; fi
+	# start_peer with -z: lib.sh's start_peer passes no flags, so start it here the same way, once the port is
+	# free (the previous peer may still be closing its connections); a round without it is reported missing.
+	local i
+	for i in $(seq 1 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null || break
+		sleep 0.1
+	done
+	if (exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null; then
+		log "port $PEER_PORT is in use"
+		record "$server" "$case" "$round" ""
+		return 0
+	fi
 	"${PIN_SRV[@]}" "$PEERS_DIR/bin/lws-bcast" -p "$PEER_PORT" -i 127.0.0.1 -z >/dev/null 2>&1 &
 	PEER_PID=$!
-	local i
 	for i in $(seq 1 100); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null && break
 		sleep 0.05
@@ -367,6 +376,11 @@ if "rate" in cases:
     print()
 
 problems = []
+expected_runs = {(r["server"], r["case"]) for r in rows if r.get("server")}
+for server, case in sorted(expected_runs):
+    for k in range(1, reps + 1):
+        if not any(r.get("server") == server and r.get("case") == case and r.get("round") == k for r in rows):
+            problems.append(f"{server} {case} round {k}: no result")
 for r in rows:
     where = f"{r.get('server')} {r.get('case')} round {r.get('round')}"
     if r.get("missing"):
