@@ -65,6 +65,13 @@ public struct ChangePipeline {
         /// What to do.
         public let work: Work
 
+        /// Creates a submission (the pipeline makes them; tests of a store thread too).
+        public init(ticket: UInt64, generation: UInt64, work: Work) {
+            self.ticket = ticket
+            self.generation = generation
+            self.work = work
+        }
+
         /// The events it records (none for a read).
         public var events: [ActivityEvent] {
             if case .record(let events, _) = work { return events }
