@@ -6,8 +6,9 @@ import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``, the
-/// store and the sessions. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
+/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``s, the
+/// store's reads and the sessions; the store thread (``StoreWriter``) records changes and hands the results
+/// back through the inbox. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
 /// which hand over through atomics and `lws_cancel_service`.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
@@ -39,8 +40,16 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Service-thread state
 
-    var center: ActivityCenter
+    /// The committed and speculative activities, and the changes waiting for the store between them
+    /// (Store/LiveActivityServer+Store.swift).
+    var pipeline: ChangePipeline
+    /// What clients have been told (the pipeline's committed state): reads, snapshots, ticks, broadcasts.
+    var center: ActivityCenter { pipeline.committed }
     let store: any ActivityStore
+    /// Records changes on the store thread, many at a time (or at once, for a store in memory).
+    let storeWriter: StoreWriter
+    /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
+    let storeStage = StoreStage()
     var sessions: [UInt64: Session] = [:]
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
@@ -90,6 +99,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        storeWriter = StoreWriter(store: store, logger: logger)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
@@ -100,8 +110,9 @@ public final class LiveActivityServer: @unchecked Sendable {
             shares[share.id] = share
             sharesByHash[share.tokenHash] = share.id
         }
-        center = ActivityCenter(activities: activities, sequence: sequence,
-                                maximumLive: configuration.maximumLiveActivities)
+        pipeline = ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
+                                                 maximumLive: configuration.maximumLiveActivities))
+        connectStoreWriter()
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -194,12 +205,15 @@ public final class LiveActivityServer: @unchecked Sendable {
         let timer = ServiceTimer(server: self)
         self.timer = timer
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
+        storeWriter.start()
         finishStartup(.success(port))
         startReplication()
         runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
         timerFired()
+        // Deadlines that passed while the server was down are durable before the first client is served.
+        finishStoreWork()
 
         var failures = 0
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
@@ -214,6 +228,7 @@ public final class LiveActivityServer: @unchecked Sendable {
             }
         }
         stopReplication()
+        finishStoreWork()
         closeAllSessions()
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while !sessions.isEmpty, Date() < deadline {
@@ -226,6 +241,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.timer = nil
         webSocketProtocol = nil
         sessions.removeAll()
+        storeWriter.stop()
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()
