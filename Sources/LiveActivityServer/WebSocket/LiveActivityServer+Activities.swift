@@ -93,8 +93,9 @@ extension LiveActivityServer {
                 answer = .failure(error)
                 sendIfOpen(.error(requestId: message.requestId, error), to: session)
             case .failure(let error):
-                answer = .failure(storageUnavailable(error))
-                sendIfOpen(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
+                let refusal = storageUnavailable(error)
+                answer = .failure(refusal)
+                sendIfOpen(.error(requestId: message.requestId, refusal), to: session)
             }
             inspectMessage(message, answer: answer, from: session)
         }
