@@ -5,8 +5,9 @@ import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``, the
-/// store and the sessions. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
+/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``s, the
+/// store's reads and the sessions; the store thread (``StoreWriter``) records changes and hands the results
+/// back through the inbox. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
 /// which hand over through atomics and `lws_cancel_service`.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
@@ -38,7 +39,11 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Service-thread state
 
-    var center: ActivityCenter
+    /// The committed and speculative activities, and the changes waiting for the store between them
+    /// (Store/LiveActivityServer+Store.swift).
+    var pipeline: ChangePipeline
+    /// What clients have been told (the pipeline's committed state): reads, snapshots, ticks, broadcasts.
+    var center: ActivityCenter { pipeline.committed }
     let store: any ActivityStore
     /// The WebSocket sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
     let boundHub: ServiceBound<Hub>
@@ -46,6 +51,10 @@ public final class LiveActivityServer: @unchecked Sendable {
     var hub: Hub { boundHub.value }
     /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
+    /// Records changes on the store thread, many at a time (or at once, for a store in memory).
+    let storeWriter: StoreWriter
+    /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
+    let storeStage = StoreStage()
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
     /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
@@ -92,6 +101,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        storeWriter = StoreWriter(store: store, logger: logger)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
@@ -102,12 +112,13 @@ public final class LiveActivityServer: @unchecked Sendable {
             shares[share.id] = share
             sharesByHash[share.tokenHash] = share.id
         }
-        center = ActivityCenter(activities: activities, sequence: sequence,
-                                maximumLive: configuration.maximumLiveActivities)
+        pipeline = ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
+                                                 maximumLive: configuration.maximumLiveActivities))
         let serviceThread = self.serviceThread
         boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)) {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
         }
+        connectStoreWriter()
     }
 
     /// Starts the service thread and returns once the server listens.

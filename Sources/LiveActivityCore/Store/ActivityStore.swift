@@ -3,9 +3,18 @@ import Foundation
 /// Where activities and the event log are kept: the one interface between the engine and storage.
 ///
 /// The server records every event before it acknowledges or broadcasts it, so a store that persists
-/// (SQLite, Redis) makes every acknowledged change durable. Implementations are called from one thread at
-/// a time (the server's service thread).
+/// (SQLite, Redis) makes every acknowledged change durable.
+///
+/// Threads: unless ``recordsInstantly``, the server records (``record(_:)``, ``save(_:)``, and the catch-up
+/// reads of a cluster) on its own store thread, while its service thread reads (``events(after:)``,
+/// ``history(limit:before:beforeId:)``) at the same time: such a store must allow one writer thread and one
+/// reader thread at once (SQLite and Redis use a second connection for reads). A store that records
+/// instantly is called from the service thread only.
 public protocol ActivityStore: AnyObject {
+    /// Whether recording costs nothing worth a thread hop (no disk, no network): the server then records
+    /// on its service thread, at once. Default `false`.
+    var recordsInstantly: Bool { get }
+
     /// The state to start from: every activity not dismissed, and the last sequence number handed out.
     /// - Throws: the store's own error when it cannot be read.
     func load() throws -> (activities: [Activity], sequence: UInt64)
@@ -46,6 +55,9 @@ public protocol ActivityStore: AnyObject {
 }
 
 extension ActivityStore {
+    /// Stores do I/O unless they say otherwise (``ActivityStore/recordsInstantly``).
+    public var recordsInstantly: Bool { false }
+
     /// Finished activities, newest end first, ending before `before`.
     public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
         try history(limit: limit, before: before, beforeId: nil)
@@ -97,6 +109,8 @@ public final class InMemoryActivityStore: ActivityStore {
     private var links: [String: Share] = [:]
     /// How many events the log keeps.
     public let logCapacity: Int
+    /// Memory only: recorded at once, on the service thread (``ActivityStore/recordsInstantly``).
+    public var recordsInstantly: Bool { true }
 
     /// Creates an empty store keeping the last `logCapacity` events.
     public init(logCapacity: Int = 10_000) {

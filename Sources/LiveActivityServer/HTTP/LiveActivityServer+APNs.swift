@@ -74,7 +74,12 @@ extension LiveActivityServer {
         } else {
             do {
                 let payload = try JSONValue.parse(body)
-                return answer(wsi, id: id, applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId, priority: priority))
+                return answerWhenReady(wsi, id: id) { [self] reply in
+                    applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId, priority: priority) { result in
+                        let (headers, body) = Self.encode(result)
+                        reply(HTTPAnswer(status: UInt32(result.status), body: body, headers: headers))
+                    }
+                }
             } catch {
                 refusal = PushRejection(status: 400, reason: "BadPayload", detail: error.message)
             }

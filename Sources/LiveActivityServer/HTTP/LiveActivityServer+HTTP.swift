@@ -28,7 +28,7 @@ extension LiveActivityServer {
 
     /// Whether connection `id` is one of ours (an API request), as opposed to a static file.
     func isAPIConnection(_ id: UInt64) -> Bool {
-        httpResponses[id] != nil || httpBodies[id] != nil
+        httpResponses[id] != nil || httpBodies[id] != nil || awaitsAnswer(id)
     }
 
     /// Answers one API request: writes the headers now and queues the body for HTTP_WRITEABLE.
@@ -176,11 +176,12 @@ extension LiveActivityServer {
                                                    405: "Method Not Allowed", 410: "Gone"]
 
     /// Whether an API response body is waiting for connection `id`.
-    func hasHTTPResponse(_ id: UInt64) -> Bool { httpResponses[id] != nil }
+    func hasHTTPResponse(_ id: UInt64) -> Bool { httpResponses[id] != nil || hasReadyAnswer(id) }
 
     /// Writes the queued body and completes the transaction.
     /// - Returns: nonzero to close the connection.
     func httpWritable(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
+        if let written = writeReadyAnswer(wsi, id: id) { return written }
         guard let body = httpResponses.removeValue(forKey: id) else { return 0 }
         if lws_write(wsi, body.payload, body.count, LWS_WRITE_HTTP_FINAL) < body.count { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
@@ -191,5 +192,6 @@ extension LiveActivityServer {
         httpResponses[id] = nil
         httpBodies[id] = nil
         bodyTargets[id] = nil
+        forgetAnswer(id)
     }
 }

@@ -49,6 +49,8 @@ final class Session {
     var incoming: [UInt8] = []
     /// Set once a message went over the size limit; every later fragment is refused.
     var refusedOversizedMessage = false
+    /// Set once it flooded past the rate limit: nothing more is read; it closes with 1008 in its turn.
+    var flooding = false
     /// What the client may do.
     var role: AccessPolicy.Role
     /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.

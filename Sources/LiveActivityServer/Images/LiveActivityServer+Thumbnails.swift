@@ -45,16 +45,15 @@ extension LiveActivityServer {
         }
     }
 
-    /// Records and broadcasts the thumbnail on every activity showing `url`'s fallback.
+    /// Records and broadcasts the thumbnail on every activity showing `url`'s fallback (through the change
+    /// pipeline: broadcast once durable).
     func publishThumbnail(_ thumbnail: ActivityThumbnail, forImage url: String) {
         let now = clock()
-        var next = center
-        let events = next.setThumbnail(thumbnail, forImage: url)
-        guard !events.isEmpty else { return }
-        if let failure = commit(next, events) {
-            logger.error("thumbnail not recorded", ["image.key": thumbnail.key, "error": "\(failure)"])
-            return
+        change({ center in let events = center.setThumbnail(thumbnail, forImage: url); return (events, events) }) { [self] result in
+            switch result {
+            case .success(let events): broadcast(events, at: now)
+            case .failure(let error): logger.error("thumbnail not recorded", ["image.key": thumbnail.key, "error": "\(error)"])
+            }
         }
-        broadcast(events, at: now)
     }
 }

@@ -84,12 +84,15 @@ extension LiveActivityServer {
         let timer = ServiceTimer(server: self)
         runtime = LWSRuntime(context: context, webSocketProtocol: UnsafePointer(resources.protocols), timer: timer)
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
+        storeWriter.start()
         finishStartup(.success(port))
         startReplication()
         runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
         timerFired()
+        // Deadlines that passed while the server was down are durable before the first client is served.
+        finishStoreWork()
 
         var failures = 0
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
@@ -104,6 +107,7 @@ extension LiveActivityServer {
             }
         }
         stopReplication()
+        finishStoreWork()
         shuttingDown = true
         perform(hub.closeAll(reason: "server shutting down"))
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
@@ -116,6 +120,7 @@ extension LiveActivityServer {
         runtime = nil
         for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
         liveSessionPointers.removeAll()
+        storeWriter.stop()
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()

@@ -18,25 +18,26 @@ extension LiveActivityServer {
         return sharesByHash[Digest.sha256Hex(token)].flatMap { shares[$0] }
     }
 
-    /// Makes a link to `activityId`. Controllers only (checked by the caller).
-    /// - Returns: the new share's summary with its `url` (the only time the token is shown).
-    /// - Throws: ``ProtocolError`` `unknown_activity`, or `storage_unavailable` when it cannot be kept.
-    func createShare(activityId: String, expiresIn: TimeInterval?) throws(ProtocolError) -> ShareSummary {
-        guard center.activities[activityId] != nil else {
-            throw ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(activityId.prefix(128))\"")
-        }
+    /// Makes a link to `activityId` (known to the speculative state: it may still wait for the store), kept by
+    /// the store thread in turn with the changes before it. Controllers only (checked by the caller).
+    /// - Parameter completion: called once, on the service thread: the new share's summary with its `url` (the
+    ///   only time the token is shown), or ``ProtocolError`` `unknown_activity`, or `storage_unavailable` when
+    ///   it cannot be kept.
+    func createShare(activityId: String, expiresIn: TimeInterval?, completion: @escaping (Result<ShareSummary, ProtocolError>) -> Void) {
         let now = clock()
         let token = Digest.randomToken(bytes: 24)
         let share = Share(id: Digest.randomToken(bytes: 9), tokenHash: Digest.sha256Hex(token), activityId: activityId,
                           createdAt: now, expiresAt: Share.expiry(now: now, expiresIn: expiresIn))
-        do {
-            try store.save(share)
-        } catch {
-            throw storageUnavailable(error)
-        }
-        shares[share.id] = share
-        sharesByHash[share.tokenHash] = share.id
-        return ShareSummary(share, viewers: 0, url: Self.sharePath + token)
+        carryOut(pipeline.propose({ center in
+            guard center.activities[activityId] != nil else {
+                throw ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(activityId.prefix(128))\"")
+            }
+            return ChangePipeline.Verdict(shares: [share], onCommit: { [self] in
+                shares[share.id] = share
+                sharesByHash[share.tokenHash] = share.id
+                completion(.success(ShareSummary(share, viewers: 0, url: Self.sharePath + token)))
+            })
+        }, now: Date(), onFailure: { [self] error in completion(.failure(error as? ProtocolError ?? storageUnavailable(error))) }))
     }
 
     /// Revokes a link at once and closes its viewers with 1008.
@@ -63,10 +64,12 @@ extension LiveActivityServer {
     func endShares(_ ended: [Share], reason: String) {
         guard !ended.isEmpty else { return }
         let now = clock()
+        var kept: [Share] = []
+        defer { storeWriter.save(kept) }  // by the store thread; a failure is logged there
         for var share in ended {
             share.endedAt = share.endedAt ?? now
             shares[share.id] = share
-            do { try store.save(share) } catch { logger.error("could not record an ended share", ["share.id": share.id, "error": "\(error)"]) }
+            kept.append(share)
             for session in hub.sessions.values where session.shareId == share.id {
                 closeSoon(session, .policyViolation, reason, keepingQueued: true)
             }
@@ -124,16 +127,26 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// Makes the share once its (possibly empty) body is in; answers 201 with the link.
+    /// Makes the share once its (possibly empty) body is in; answers 201 with the link once it is kept.
     func shareBodyComplete(_ wsi: OpaquePointer, id: UInt64, body: [UInt8], activityId: String) -> Int32 {
-        do throws(ProtocolError) {
-            var expiresIn: TimeInterval?
-            if !body.isEmpty { expiresIn = try Share.expiresIn(try FieldReader(try JSONValue.parse(body), path: "")) }
-            let summary = try createShare(activityId: activityId, expiresIn: expiresIn)
-            return respond(wsi, id: id, status: 201, body: ServerMessage.shares(requestId: nil, shares: [summary]).encoded())
-        } catch {
+        func refusal(_ error: ProtocolError) -> HTTPAnswer {
             let status: UInt32 = error.code == .unknownActivity ? 404 : error.code == .storageUnavailable ? 503 : 400
-            return respond(wsi, id: id, status: status, body: ServerMessage.error(requestId: nil, error).encoded())
+            return HTTPAnswer(status: status, body: ServerMessage.error(requestId: nil, error).encoded())
+        }
+        var expiresIn: TimeInterval?
+        do throws(ProtocolError) {
+            if !body.isEmpty { expiresIn = try Share.expiresIn(try FieldReader(try JSONValue.parse(body), path: "")) }
+        } catch {
+            let answer = refusal(error)
+            return respond(wsi, id: id, status: answer.status, body: answer.body)
+        }
+        return answerWhenReady(wsi, id: id) { [self] reply in
+            createShare(activityId: activityId, expiresIn: expiresIn) { result in
+                switch result {
+                case .success(let summary): reply(HTTPAnswer(status: 201, body: ServerMessage.shares(requestId: nil, shares: [summary]).encoded()))
+                case .failure(let error): reply(refusal(error))
+                }
+            }
         }
     }
 }
