@@ -41,7 +41,12 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     /// The committed and speculative activities, and the changes waiting for the store between them
     /// (Store/LiveActivityServer+Store.swift).
-    var pipeline: ChangePipeline
+    var pipeline: ChangePipeline {
+        get { boundPipeline.value }
+        _modify { yield &boundPipeline.value }
+    }
+    /// The pipeline, checked to be touched on the service thread only (debug builds).
+    let boundPipeline: ServiceBound<ChangePipeline>
     /// What clients have been told (the pipeline's committed state): reads, snapshots, ticks, broadcasts.
     var center: ActivityCenter { pipeline.committed }
     let store: any ActivityStore
@@ -112,12 +117,14 @@ public final class LiveActivityServer: @unchecked Sendable {
             shares[share.id] = share
             sharesByHash[share.tokenHash] = share.id
         }
-        pipeline = ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
-                                                 maximumLive: configuration.maximumLiveActivities))
         let serviceThread = self.serviceThread
-        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)) {
+        let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
         }
+        boundPipeline = ServiceBound(ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
+                                                                   maximumLive: configuration.maximumLiveActivities)),
+                                     owner: onServiceThread)
+        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
         connectStoreWriter()
     }
 
