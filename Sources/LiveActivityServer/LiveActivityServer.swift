@@ -44,27 +44,11 @@ public final class LiveActivityServer: @unchecked Sendable {
     var sessions: [UInt64: Session] = [:]
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
-    /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
-    var httpResponses: [UInt64: Frame] = [:]
-    /// Request bodies being received (APNs-shaped pushes), by connection id.
-    var httpBodies: [UInt64: [UInt8]] = [:]
-    /// Share links by id, live and recently ended.
-    var shares: [String: Share] = [:]
-    /// Share ids by the SHA-256 of their token.
-    var sharesByHash: [String: String] = [:]
-    /// What each request body being received is for, by connection id.
-    var bodyTargets: [UInt64: BodyTarget] = [:]
-
-    /// What a POST body is for.
-    enum BodyTarget {
-        /// An APNs-shaped push to this token, answered with this `apns-id`, sent with this `apns-priority`.
-        case push(pushToken: String, apnsId: String, priority: Int?)
-        /// `POST /api/activities/{id}/shares`.
-        case share(activityId: String)
-        /// A request refused before its body: the body is read (and dropped) first, as HTTP/1.1 needs,
-        /// then this answer is written.
-        case refused(status: UInt32, body: [UInt8], headers: [(String, String)])
-    }
+    /// Share links, live and recently ended (see Shares/ShareLinks.swift).
+    let shareLinks: ShareLinks
+    /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
+    /// set while the service thread runs.
+    var http: HTTPAdapter?
     var nextSessionID: UInt64 = 1
     var context: OpaquePointer?
     var timer: ServiceTimer?
@@ -96,10 +80,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
-        for share in try store.shares() {
-            shares[share.id] = share
-            sharesByHash[share.tokenHash] = share.id
-        }
+        shareLinks = ShareLinks(shares: try store.shares())
         center = ActivityCenter(activities: activities, sequence: sequence,
                                 maximumLive: configuration.maximumLiveActivities)
     }
@@ -154,7 +135,10 @@ public final class LiveActivityServer: @unchecked Sendable {
     private func serviceMain() {
         serviceThread.withLock { $0 = pthread_self() }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), nil)
+        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBytes)
+        self.http = http
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                                            dynamicMountpoints: http.router.mountpoints,
                                             pingAfter: configuration.pingIntervalSeconds,
                                             hangUpAfter: configuration.idleTimeoutSeconds)
         var info = lws_context_creation_info()
@@ -226,6 +210,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.timer = nil
         webSocketProtocol = nil
         sessions.removeAll()
+        self.http = nil
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()

@@ -19,9 +19,6 @@ final class LWSContextResources {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     let protocols: UnsafeMutablePointer<lws_protocols>
     let extensions: UnsafeMutablePointer<lws_extension>
-    /// Paths answered by our callback rather than by files.
-    static let dynamicMountpoints = ["/api", "/metrics", "/healthz", "/3", "/s", "/activities", "/gallery", "/images", "/inspector"]
-
     /// The mounts, chained: the dynamic ones (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
@@ -30,9 +27,11 @@ final class LWSContextResources {
 
     /// - Parameters:
     ///   - publicDirectory: absolute path of the folder served at `/`.
+    ///   - dynamicMountpoints: paths answered by our callback rather than by files (`/api`, `/3`, …): the
+    ///     route table's first segments (``Router/mountpoints``), so the two cannot drift apart.
     ///   - pingAfter: seconds of silence before lws sends a WebSocket ping.
     ///   - hangUpAfter: seconds of silence after which lws drops the connection.
-    init(publicDirectory: String, pingAfter: Int, hangUpAfter: Int) {
+    init(publicDirectory: String, dynamicMountpoints: [String], pingAfter: Int, hangUpAfter: Int) {
         idlePolicy = .allocate(capacity: 1)
         var policy = lws_retry_bo_t()
         policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
@@ -40,14 +39,15 @@ final class LWSContextResources {
         idlePolicy.initialize(to: policy)
         protocols = .allocate(capacity: 2)
         extensions = .allocate(capacity: 2)
-        let mountpoints = Self.dynamicMountpoints
+        let mountpoints = dynamicMountpoints
         mount = .allocate(capacity: mountpoints.count + 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
 
         var webSocket = lws_protocols()
         webSocket.name = UnsafePointer(keep(Self.subprotocol))
         webSocket.callback = liveActivityCallback
-        webSocket.per_session_data_size = MemoryLayout<UInt64>.size
+        // The WebSocket session id, then the HTTP exchange (see HTTPAdapter).
+        webSocket.per_session_data_size = HTTPAdapter.sessionDataSize
         webSocket.rx_buffer_size = 0
         protocols.initialize(to: webSocket)
         (protocols + 1).initialize(to: lws_protocols())
