@@ -4,6 +4,7 @@
 /// Service thread only: `respond` must be called on the service thread, which is where the adapter writes.
 /// Calls after the first are ignored, as is an answer to a connection that has closed meanwhile.
 final class HTTPResponder {
+    /// Where the answer goes; nil once it went.
     private var deliver: ((HTTPResponse) -> Void)?
 
     /// A responder that hands the response to `deliver`, once.

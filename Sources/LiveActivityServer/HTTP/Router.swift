@@ -68,7 +68,9 @@ struct Router {
         case miss(Miss, MissHandler?)
     }
 
+    /// The routes, in the order registered (which decides nothing).
     private(set) var routes: [Route] = []
+    /// Miss handlers by path prefix (segments; empty for `/`).
     private var missHandlers: [(prefix: [String], handler: MissHandler)] = []
 
     /// An empty table.
@@ -180,6 +182,8 @@ struct Router {
         return trimmed.split(separator: "/", omittingEmptySubsequences: false)
     }
 
+    /// The segments of a pattern.
+    /// - Precondition: it starts with `/`, `**` comes last, braces only wrap a whole segment's name.
     private static func parse(_ pattern: String) -> [Segment] {
         precondition(pattern.hasPrefix("/"), "route \(pattern) must start with /")
         let parts = segments(of: pattern)

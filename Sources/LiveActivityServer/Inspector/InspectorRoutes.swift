@@ -61,6 +61,7 @@ struct InspectorRoutes {
         }
         var records = context.records(since)
         if let activity = request.query("activityId") { records = records.filter { $0.activityId == activity } }
+        /// `{"type":"inspections",…}`.
         struct Body: Encodable {
             let type = "inspections"
             let serverTime: Date

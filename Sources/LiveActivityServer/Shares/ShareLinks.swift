@@ -50,6 +50,7 @@ final class ShareLinks {
         for share in shares { remember(share) }
     }
 
+    /// Keeps `share` and indexes it by its token's hash.
     private func remember(_ share: Share) {
         shares[share.id] = share
         idsByHash[share.tokenHash] = share.id
