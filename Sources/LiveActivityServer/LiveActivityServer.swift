@@ -62,27 +62,11 @@ public final class LiveActivityServer: @unchecked Sendable {
     let storeStage = StoreStage()
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
-    /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
-    var httpResponses: [UInt64: Frame] = [:]
-    /// Request bodies being received (APNs-shaped pushes), by connection id.
-    var httpBodies: [UInt64: [UInt8]] = [:]
-    /// Share links by id, live and recently ended.
-    var shares: [String: Share] = [:]
-    /// Share ids by the SHA-256 of their token.
-    var sharesByHash: [String: String] = [:]
-    /// What each request body being received is for, by connection id.
-    var bodyTargets: [UInt64: BodyTarget] = [:]
-
-    /// What a POST body is for.
-    enum BodyTarget {
-        /// An APNs-shaped push to this token, answered with this `apns-id`, sent with this `apns-priority`.
-        case push(pushToken: String, apnsId: String, priority: Int?)
-        /// `POST /api/activities/{id}/shares`.
-        case share(activityId: String)
-        /// A request refused before its body: the body is read (and dropped) first, as HTTP/1.1 needs,
-        /// then this answer is written.
-        case refused(status: UInt32, body: [UInt8], headers: [(String, String)])
-    }
+    /// Share links, live and recently ended (see Shares/ShareLinks.swift).
+    let shareLinks: ShareLinks
+    /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
+    /// set while the service thread runs.
+    var http: HTTPAdapter?
     var nextSessionID: UInt64 = 1
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
@@ -113,10 +97,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
-        for share in try store.shares() {
-            shares[share.id] = share
-            sharesByHash[share.tokenHash] = share.id
-        }
+        shareLinks = ShareLinks(shares: try store.shares())
         let serviceThread = self.serviceThread
         let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }

@@ -46,7 +46,10 @@ extension LiveActivityServer {
     func runServiceLoop() {
         serviceThread.withLock { $0 = pthread_self() }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
+        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBytes)
+        self.http = http
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                                            dynamicMountpoints: http.router.mountpoints,
                                             pingAfter: configuration.pingIntervalSeconds,
                                             hangUpAfter: configuration.idleTimeoutSeconds)
         var info = lws_context_creation_info()
@@ -120,6 +123,7 @@ extension LiveActivityServer {
         runtime = nil
         for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
         liveSessionPointers.removeAll()
+        self.http = nil
         storeWriter.stop()
         withExtendedLifetime(resources) {}
         logger.info("stopped")

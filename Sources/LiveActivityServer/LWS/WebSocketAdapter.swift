@@ -118,13 +118,14 @@ extension LiveActivityServer {
                        log: queryArgument(wsi, "log"))
     }
 
-    /// Answers a refused handshake with a complete HTTP/1.1 response (lws 4.1's own helper writes an
-    /// HTTP/1.0 status line at this stage, which WebSocket clients reject as malformed).
+    /// Answers a refused handshake with a complete HTTP/1.1 response, its status line from ``HTTPStatus``
+    /// (`HTTP/1.1 410 Gone`; lws 4.1's own helper writes an HTTP/1.0 status line at this stage, which
+    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`.
     /// - Returns: 1 (refused).
-    private func refuseUpgrade(_ wsi: OpaquePointer, _ status: Int, _ reason: String) -> Int32 {
-        let titles = [401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
-        let body = "\(status) \(titles[status] ?? "Error"): \(reason)\n"
-        let response = "HTTP/1.1 \(status) \(titles[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String) -> Int32 {
+        let status = HTTPStatus(code)
+        let body = "\(status): \(reason)\n"
+        let response = "\(status.statusLine)\r\ncontent-type: text/plain; charset=utf-8\r\n"
             + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
         let frame = Frame(Array(response.utf8))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)

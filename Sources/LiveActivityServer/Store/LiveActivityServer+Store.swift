@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
@@ -12,19 +11,6 @@ final class StoreStage {
     var carryingOut = false
     /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
     var deferred: [UInt64: [ClientMessage]] = [:]
-    /// HTTP requests answered once the store has spoken, by connection id: `nil` while waiting, then the
-    /// answer to write at the next HTTP_WRITEABLE.
-    var httpAnswers: [UInt64: HTTPAnswer?] = [:]
-}
-
-/// An HTTP answer written later: status, JSON body, extra headers.
-struct HTTPAnswer {
-    /// The HTTP status.
-    var status: UInt32
-    /// The body (`application/json`), possibly empty.
-    var body: [UInt8]
-    /// Extra response headers.
-    var headers: [(String, String)] = []
 }
 
 /// Changes go through ``ChangePipeline`` and are recorded by ``StoreWriter`` on its own thread (or at once,
@@ -152,45 +138,4 @@ extension LiveActivityServer {
             if pipeline.isIdle || (idle && jobs.isEmpty) { break }
         }
     }
-
-    // MARK: HTTP answers that wait for the store
-
-    /// Answers an HTTP request through `work`, which calls its argument once, now or after the store: at
-    /// once, the answer is written now; later, at the connection's next HTTP_WRITEABLE (dropped if the
-    /// connection closed meanwhile).
-    /// - Returns: what the lws callback returns (nonzero to close the connection).
-    func answerWhenReady(_ wsi: OpaquePointer, id: UInt64, _ work: (@escaping (HTTPAnswer) -> Void) -> Void) -> Int32 {
-        var returned = false
-        var immediate: HTTPAnswer?
-        work { [self] answer in
-            guard returned else {
-                immediate = answer
-                return
-            }
-            guard storeStage.httpAnswers.keys.contains(id) else { return }
-            storeStage.httpAnswers[id] = .some(answer)
-            lws_callback_on_writable(wsi)
-        }
-        returned = true
-        if let immediate { return respond(wsi, id: id, status: immediate.status, body: immediate.body, headers: immediate.headers) }
-        storeStage.httpAnswers[id] = .some(nil)
-        return 0
-    }
-
-    /// Whether connection `id` waits for the store to answer.
-    func awaitsAnswer(_ id: UInt64) -> Bool { storeStage.httpAnswers.keys.contains(id) }
-
-    /// Whether an answer waits for connection `id`'s HTTP_WRITEABLE.
-    func hasReadyAnswer(_ id: UInt64) -> Bool { (storeStage.httpAnswers[id] ?? nil) != nil }
-
-    /// Writes connection `id`'s ready answer, if any.
-    /// - Returns: `nil` when none is ready; else what the lws callback returns.
-    func writeReadyAnswer(_ wsi: OpaquePointer, id: UInt64) -> Int32? {
-        guard let ready = storeStage.httpAnswers[id], let answer = ready else { return nil }
-        storeStage.httpAnswers[id] = nil
-        return respond(wsi, id: id, status: answer.status, body: answer.body, headers: answer.headers)
-    }
-
-    /// Forgets what connection `id` waited for (it closed).
-    func forgetAnswer(_ id: UInt64) { storeStage.httpAnswers[id] = nil }
 }
