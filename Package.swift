@@ -90,7 +90,10 @@ let package = Package(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
                            "LWSSupport"],
-            swiftSettings: swiftSettings
+            // Release builds skip the run-time exclusivity checks (SE-0176) in this target only: its state lives on
+            // the one service thread (checked by ServiceBound in debug builds, which keep the checks), and the
+            // checks cost a call per class-property access on the write path (BENCHMARKS.md, profile).
+            swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // Script client: the protocol over a libwebsockets client connection.
         .target(

@@ -208,9 +208,8 @@ final class Hub {
             }
             if let cursor = session.cursor, cursor < min(ring.head, session.cursorLimit) {
                 session.cursor = cursor + 1
-                let entry = ring.entry(at: cursor)
-                if let scope = session.scope, entry.activityId != nil, entry.activityId != scope { continue }
-                return .frame(entry.frame, more: hasPending(session))
+                if let scope = session.scope, ring.isAbout(anotherActivityThan: scope, at: cursor) { continue }
+                return .frame(ring.frame(at: cursor), more: hasPending(session))
             }
             break
         }

@@ -21,8 +21,9 @@ extension LiveActivityServer {
     /// Called once, at the end of `init`.
     func connectStoreWriter() {
         let synchronous = storeWriter.isSynchronous
-        storeWriter.deliver = { [weak self] report in
-            guard let self else { return }
+        // Unowned, not weak: the writer is stopped before the server goes, and a weak reference would give the
+        // server a side table, which makes every retain and release of it (one per lws callback) a slow path.
+        storeWriter.deliver = { [unowned self] report in
             if synchronous {
                 storeReported(report)
             } else {
