@@ -262,7 +262,8 @@ extension LiveActivityServer {
         perform(actions)
     }
 
-    /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.
+    /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
+    /// whole seconds, and schedules itself again.
     func timerFired() {
         let now = clock()
         if let events = try? change({ center in let events = center.advance(to: now); return (events, events) }) {
@@ -270,6 +271,7 @@ extension LiveActivityServer {
         }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
+            heartbeatIfDue(at: now)
             expireShares(now: now)
             if let tick = center.tick(at: now) { broadcast(tick) }
             tickDue = (seconds + 0.005).rounded(.down) + 1
