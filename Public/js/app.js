@@ -8,6 +8,7 @@ import { EmojiKind } from "./kinds/emoji.js";
 import { SharesPanel } from "./shares.js";
 import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
 import { Liveness } from "./liveness.js";
+import { HistoryPanel } from "./history.js";
 
 /** How long to wait for the server's first answer before hinting that something is wrong, in ms. */
 const SNAPSHOT_HINT_MS = 3000;
@@ -24,12 +25,15 @@ const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message)
   (text) => view.showError(text), () => store.serverNow(Date.now()));
 const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
 const shares = new SharesPanel((message) => send(message));
+const historyPanel = new HistoryPanel((message) => send(message));
 const baseUrl = socketUrl(location);
 let nextRequestId = 1;
 let hintTimer = 0;
 /** The server has answered this connection (snapshot, caughtUp, hello or unauthorized). */
 let answered = false;
 let hintShown = false;
+/** The History panel has asked for the newest workouts on this connection. */
+let historyAsked = false;
 /** requestId of the `hello` carrying the current token, to tell a rejected token from a missing one. */
 let helloRequestId = null;
 
@@ -47,6 +51,7 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
   onState: (state, detail) => {
     clearTimeout(hintTimer);
     answered = false;
+    historyAsked = false;
     helloRequestId = null;
     if (state !== "open") {
       liveness.closed();
@@ -78,6 +83,11 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     if (result.changed) emojiKind.render(store.ordered());
     if (result.changed) shares.renderActivities(store.ordered());
     shares.apply(message);
+    historyPanel.apply(message);
+    if (!historyAsked && (message.type === "snapshot" || message.type === "caughtUp")) {
+      historyAsked = true; // watching is allowed now: what ended while away shows up
+      historyPanel.refresh();
+    }
     if (result.error) onError(result.error);
     if (result.alert) view.showAlert(result.alert, message.activity);
     if (result.resync) send({ type: "list" });
