@@ -329,7 +329,7 @@ export class HistoryPanel {
     });
     const peak = doc.createElementNS(SVG_NS, "text");
     for (const [k, v] of Object.entries({ x: 0, y: 10, class: "chart-label chart-peak" })) peak.setAttribute(k, String(v));
-    peak.textContent = `${max} min`;
+    peak.textContent = days.some((d) => d.minutes > 0) ? `${max} min` : "";
     nodes.push(peak);
     this.$chart.setAttribute("viewBox", `0 0 ${width} ${top + height + 18}`);
     this.$chart.replaceChildren(...nodes);
