@@ -211,6 +211,28 @@ def test_page_checks_after_its_timers_jumped(start_server, browser):
         proxy.close()
 
 
+def test_inspector_notices_a_silent_connection_too(start_server, browser):
+    srv = start_server("--heartbeat-seconds", str(INTERVAL))
+    proxy = StallingProxy(srv.port)
+    try:
+        browser.get(proxy.url + "/inspector")
+        wait_for("the inspector live", lambda: status_state(browser) == "open", timeout=10)
+        run(_start_directly(srv.ws_url))
+        wait_for("the start listed", lambda: browser.execute_script(
+            "return document.querySelectorAll('#inspections li.inspection').length === 1"))
+        wait_for("the heartbeat interval learned", lambda: browser.execute_script(
+            "return document.getElementById('status').dataset.heartbeatSeconds") == str(INTERVAL))
+        proxy.stall()
+        wait_for("the inspector to reconnect", lambda: status_state(browser) != "open", timeout=3 * INTERVAL)
+        run(_start_directly(srv.ws_url))  # recorded while the inspector is cut off
+        proxy.resume()
+        wait_for("the inspector live again", lambda: status_state(browser) == "open", timeout=15)
+        wait_for("the record made meanwhile", lambda: browser.execute_script(
+            "return document.querySelectorAll('#inspections li.inspection').length === 2"))
+    finally:
+        proxy.close()
+
+
 def test_liveness_rules_in_the_browser(server, browser):
     """liveness.js with a fake clock: the interval comes from heartbeats; 2.5 silent intervals are dead;
     a timer jump sends a check that must be answered within 4 s."""
