@@ -99,8 +99,8 @@ export class ReconnectingSocket {
       if (this._ws === ws && ws.readyState === WebSocket.CONNECTING) this.restart("timeout");
     }, this._connectTimeoutMs);
     ws.addEventListener("open", () => {
-      clearTimeout(this._handshakeTimer);
       if (this._ws !== ws) return;
+      clearTimeout(this._handshakeTimer);
       this._attempt = 0;
       this._onState("open", { extensions: ws.extensions, protocol: ws.protocol });
     });
