@@ -119,13 +119,13 @@ function request(message) {
 /**
  * Asks the server for an answer to check the connection: a `catchUp` from the last applied event (it replays
  * what this page may have missed, then `caughtUp`), or a `list` before the first snapshot.
- * @returns {boolean} whether it was sent.
+ * @returns {string|null} the request's requestId (its reply answers the check), or null when not sent.
  */
 function sendProbe() {
-  if (store.sequence === null) return send({ type: "list" }) !== null;
+  if (store.sequence === null) return send({ type: "list" });
   const message = { type: "catchUp", since: store.sequence };
   if (store.logId) message.log = store.logId;
-  return send(message) !== null;
+  return send(message);
 }
 
 /** Presents the remembered token, if any. */

@@ -316,11 +316,16 @@ function sendJSON(message) {
   return socket?.send(message) ?? false;
 }
 
+/** Checks sent so far (their requestIds are `check-N`). */
+let checks = 0;
 // A connection silent for a few heartbeat intervals, or that does not answer a check (an `inspect` from the
 // last record: not recorded, and idempotent), is dropped and opened again (docs/PROTOCOL.md, `heartbeat`).
 const liveness = new Liveness({
   onDead: (reason) => socket.restart(reason.kind),
-  probe: () => sendJSON({ type: "inspect", requestId: "check", ...(lastId ? { since: lastId } : {}) }),
+  probe: () => {
+    const requestId = `check-${++checks}`;
+    return sendJSON({ type: "inspect", requestId, ...(lastId ? { since: lastId } : {}) }) ? requestId : null;
+  },
   onInterval: (seconds) => { status.dataset.heartbeatSeconds = String(seconds); },
   visible: () => document.visibilityState === "visible",
 });

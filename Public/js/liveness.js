@@ -4,8 +4,9 @@
 // Wi-Fi change, a proxy or NAT that dropped the flow) fires no `close` for minutes. The server sends a
 // `heartbeat` every `intervalSeconds` whatever runs, so: once the interval is known, a silence of
 // DEAD_AFTER_INTERVALS intervals means the connection is dead. A `check()` (on `online`, on becoming visible,
-// after the page's timers jumped because the machine slept) asks the server for an answer at once and gives
-// it PROBE_TIMEOUT_MS. No DOM and no socket here: app.js feeds it messages and acts on `onDead`.
+// after the page's timers jumped because the machine slept) sends the server a request at once and gives its
+// reply PROBE_TIMEOUT_MS: only the reply counts, since messages already on their way prove nothing about now.
+// No DOM and no socket here: app.js feeds it messages and acts on `onDead`.
 
 /** Silent heartbeat intervals after which the connection counts as dead (a heartbeat late by 1.5 intervals). */
 export const DEAD_AFTER_INTERVALS = 2.5;
@@ -43,7 +44,8 @@ export class Liveness {
    * @param {object} options
    * @param {(reason: {kind: "silent"|"unanswered", silenceMs?: number, trigger?: string}) => void} options.onDead
    *   called once when the open connection counts as dead (then it is not watched until `opened()` again).
-   * @param {() => boolean} options.probe sends the server a request that it answers (returns whether it was sent).
+   * @param {() => (string|null)} options.probe sends the server a request that it answers, returning the
+   *   request's requestId (null when it could not be sent).
    * @param {(intervalSeconds: number) => void} [options.onInterval] called when a heartbeat gives a new interval.
    * @param {() => number} [options.now] the clock, epoch ms (Date.now: it keeps counting while the machine sleeps).
    * @param {() => boolean} [options.visible] whether the page is visible (hidden pages' timers are throttled,
@@ -64,6 +66,8 @@ export class Liveness {
     this._probeDueMs = null;
     /** @type {string|null} what started the outstanding check */
     this._probeTrigger = null;
+    /** @type {string|null} the requestId whose reply answers the outstanding check */
+    this._probeId = null;
     this._timer = 0;
     this._everyMs = 0;
     this._schedule();
@@ -79,23 +83,28 @@ export class Liveness {
     this._open = true;
     this._lastHeardMs = this._now();
     this._probeDueMs = null;
+    this._probeId = null;
   }
 
   /** The connection closed (or was given up): nothing to watch until the next `opened()`. */
   closed() {
     this._open = false;
     this._probeDueMs = null;
+    this._probeId = null;
   }
 
   /**
-   * Records one message from the server: any message proves the connection alive (and answers a check);
-   * a `heartbeat` also gives the interval.
+   * Records one message from the server: any message proves the connection alive; the reply to the
+   * outstanding check answers it; a `heartbeat` also gives the interval.
    * @param {object} message a parsed server message.
    * @param {number} [atMs] when it arrived, epoch ms.
    */
   heard(message, atMs = this._now()) {
     this._lastHeardMs = Math.max(this._lastHeardMs, atMs);
-    this._probeDueMs = null;
+    if (this._probeId !== null && message?.requestId === this._probeId) {
+      this._probeDueMs = null;
+      this._probeId = null;
+    }
     const seconds = Number(message?.intervalSeconds);
     if (message?.type === "heartbeat" && Number.isFinite(seconds) && seconds > 0 && seconds * 1000 !== this.intervalMs) {
       this.intervalMs = seconds * 1000;
@@ -105,14 +114,16 @@ export class Liveness {
   }
 
   /**
-   * Checks the connection at once: asks the server for an answer, and calls it dead when none comes
-   * within PROBE_TIMEOUT_MS (or the dead-silence limit, when that is shorter). Does nothing while closed or
-   * while a check is already waiting.
+   * Checks the connection at once: sends the server a request, and calls the connection dead when its reply
+   * does not come within PROBE_TIMEOUT_MS (or the dead-silence limit, when that is shorter). Does nothing
+   * while closed or while a check is already waiting.
    * @param {string} trigger what prompted it: "online", "visible" or "wake".
    */
   check(trigger) {
     if (!this._open || this._probeDueMs !== null) return;
-    if (!this._probe()) return;
+    const requestId = this._probe();
+    if (!requestId) return;
+    this._probeId = requestId;
     const limit = this.deadAfterMs === null ? PROBE_TIMEOUT_MS : Math.min(PROBE_TIMEOUT_MS, this.deadAfterMs);
     this._probeDueMs = this._now() + limit;
     this._probeTrigger = trigger;

@@ -235,15 +235,15 @@ def test_inspector_notices_a_silent_connection_too(start_server, browser):
 
 def test_liveness_rules_in_the_browser(server, browser):
     """liveness.js with a fake clock: the interval comes from heartbeats; 2.5 silent intervals are dead;
-    a timer jump sends a check that must be answered within 4 s."""
+    a timer jump sends a check whose own reply (not just any message) must come within 4 s."""
     browser.get(server.url + "/")
     result = browser.execute_async_script("""
         const done = arguments[arguments.length - 1];
         import('/js/liveness.js').then((l) => {
           let now = 1_000_000;
           const dead = [], probes = [];
-          const live = new l.Liveness({onDead: (r) => dead.push(r), probe: () => { probes.push(now); return true; },
-                                       now: () => now});
+          const live = new l.Liveness({onDead: (r) => dead.push(r), now: () => now,
+                                       probe: () => { probes.push(now); return `p${probes.length}`; }});
           const step = (ms) => { for (let t = 0; t < ms; t += 250) { now += 250; live.look(); } };
           live.opened();
           step(60_000);                                      // no interval known yet: silence proves nothing
@@ -257,11 +257,13 @@ def test_liveness_rules_in_the_browser(server, browser):
           now += 10_000; live.look();                        // a jump: check, do not declare dead yet
           const afterJump = [dead.length, probes.length];
           step(1_000);
-          live.heard({type: 'caughtUp'}, now);               // answered
+          live.heard({type: 'tick'}, now);                   // a message, but not the reply: still waiting
+          const waiting = live._probeDueMs !== null;
+          live.heard({type: 'caughtUp', requestId: 'p1'}, now);  // the reply: answered
           step(4_000);
           const answered = dead.length;
           live.check('online'); step(4_250);                 // unanswered (limit: min(4 s, 5 s))
-          done({unarmed, alive, silent, afterJump, answered, last: dead[dead.length - 1],
+          done({unarmed, alive, silent, afterJump, waiting, answered, last: dead[dead.length - 1],
                 every: [null, 1000, 15000, 100].map(l.checkEveryMs),
                 text: l.deadReasonText({kind: 'silent', silenceMs: 5250})});
         }).catch((e) => done({error: String(e)}));
@@ -270,6 +272,7 @@ def test_liveness_rules_in_the_browser(server, browser):
     assert result["unarmed"] == 0 and result["alive"] == 0
     assert result["silent"] == [{"kind": "silent", "silenceMs": 5250}]
     assert result["afterJump"] == [1, 1]  # no new death, one probe
+    assert result["waiting"] is True
     assert result["answered"] == 1
     assert result["last"] == {"kind": "unanswered", "trigger": "online"}
     assert result["every"] == [1000, 250, 1000, 50]
