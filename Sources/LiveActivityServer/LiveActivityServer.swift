@@ -72,6 +72,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var runtime: LWSRuntime?
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
+    /// Unix time (seconds) of the next heartbeat; 0 until the first timer pass (see LiveActivityServer+Heartbeat.swift).
+    var heartbeatDue: TimeInterval = 0
     var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()

@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     public var pingIntervalSeconds: Int = 30
     /// Seconds without any frame (pong included) after which a connection is dropped. Default 75.
     public var idleTimeoutSeconds: Int = 75
+    /// Seconds between two `heartbeat` messages to every watching client (docs/PROTOCOL.md); clients treat
+    /// a silence of about three as a dead connection. Default 15.
+    public var heartbeatSeconds: Int = 15
     /// Most activities live (pending, active or stale) at once. Default 64.
     public var maximumLiveActivities: Int = 64
     /// How long shutdown waits for clients to take their close frame, in seconds. Default 1.

@@ -48,6 +48,7 @@ struct ServeOptions {
       --burst N               burst size for --rate (default 40)
       --ping-interval S       seconds of silence before a WebSocket ping (default 30)
       --idle-timeout S        seconds of silence before a connection is dropped (default 75)
+      --heartbeat-seconds S   seconds between heartbeat messages to every watching client (default 15)
 
     Push inspector (/inspector)
       --emulate-budget        mark updates a device would throttle (the dashboard still shows them)
@@ -126,6 +127,7 @@ struct ServeOptions {
             case "--burst": options.configuration.messageBurst = try list.number(for: argument, minimum: 1)
             case "--ping-interval": options.configuration.pingIntervalSeconds = try list.whole(for: argument, minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try list.whole(for: argument, minimum: 2)
+            case "--heartbeat-seconds": options.configuration.heartbeatSeconds = try list.whole(for: argument, minimum: 1)
             case "--emulate-budget": options.configuration.budget.enabled = try list.flag(argument)
             case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try list.whole(for: argument, minimum: 1)
             case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try list.number(for: argument, minimum: 0)

@@ -115,6 +115,13 @@ struct MessageTests {
         #expect(text.contains(#""staleDate":null"#))
         #expect(text.contains(#""endDate":null"#))
     }
+
+    @Test func heartbeatCarriesTheTimeAndTheInterval() throws {
+        let bytes = ServerMessage.heartbeat(serverTime: t0, intervalSeconds: 15).encoded()
+        let value = try JSONValue.parse(bytes)
+        #expect(value == .object(["type": .string("heartbeat"), "serverTime": .string("2026-11-29T17:00:00.000Z"),
+                                  "intervalSeconds": .number(15)]))
+    }
 }
 
 /// Dates survive formatting and parsing unchanged (a restart or replay must not move them by 1 ms).

@@ -233,7 +233,8 @@ extension LiveActivityServer {
         perform(actions)
     }
 
-    /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.
+    /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
+    /// whole seconds, and schedules itself again.
     func timerFired() {
         let now = clock()
         // Deadlines already applied by a change waiting for the store are not due again.
@@ -244,6 +245,7 @@ extension LiveActivityServer {
         }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
+            heartbeatIfDue(at: now)
             expireShares(now: now)
             if let tick = center.tick(at: now) { broadcast(tick) }
             tickDue = (seconds + 0.005).rounded(.down) + 1
