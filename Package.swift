@@ -34,16 +34,20 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // C: libcurl from Debian (libcurl4-openssl-dev): fetching remote images.
+        // C: libcurl (libcurl.so.4, Debian libcurl4): fetching remote images. Not linked: opened with dlopen
+        // when thumbnails are turned on, so servers without them don't map libcurl and its dependencies
+        // (Sources/CCurl/shim.h). No pkgConfig, which would add -lcurl; the headers (types and constants)
+        // come from libcurl4-openssl-dev, which the provider hint installs (Deploy/setup-debian.sh, Containerfile).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // C: libvips from Debian (libvips-dev): decoding, fitting and encoding thumbnails.
+        // C: libvips (libvips.so.42, Debian libvips42): decoding, fitting and encoding thumbnails. Not linked:
+        // opened with dlopen when thumbnails are turned on (Sources/CVips/shim.h declares what it calls, so no
+        // headers are compiled). No pkgConfig, which would add -lvips; the provider hint keeps libvips-dev
+        // (the reference headers, and libvips42 in the build stage for Deploy/runtime-packages.sh).
         .systemLibrary(
             name: "CVips",
-            pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
         // C: hiredis from Debian (libhiredis-dev): the Redis client for clustering.

@@ -427,6 +427,14 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
     for soname in system:
         owner = subprocess.run(["dpkg", "-S", f"*/{soname}"], capture_output=True, text=True).stdout.split(":")[0]
         assert owner in out, (soname, owner, out)
+    # and so does each library the C shims open with dlopen (libvips, libcurl: not NEEDED entries)
+    dlopened = {m for h in (REPO_ROOT / "Sources").glob("C*/shim.h")
+                for m in re.findall(r'#define \w+_LIBRARY "(lib[^"]+\.so\.\d+)"', h.read_text())}
+    assert dlopened >= {"libvips.so.42", "libcurl.so.4"}, dlopened
+    assert not dlopened & set(needed), (dlopened, needed)
+    for soname in dlopened:
+        owner = subprocess.run(["dpkg", "-S", f"*/{soname}"], capture_output=True, text=True).stdout.split(":")[0]
+        assert owner and owner in out, (soname, owner, out)
 
 
 # ---------------------------------------------------------------------------------------------------
