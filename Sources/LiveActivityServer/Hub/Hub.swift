@@ -83,6 +83,7 @@ final class Hub {
         session.replies = []
         session.replyHead = 0
         session.replyBytes = 0
+        session.pendingReplies = 0
         session.pendingTick = nil
         session.lastWritten = nil
     }
@@ -118,6 +119,7 @@ final class Hub {
         }
         session.replies.append(Session.Reply(position: ring.head, frame: frame))
         session.replyBytes += frame.count
+        session.pendingReplies += 1
         return [.requestWritable(session)]
     }
 
@@ -174,6 +176,7 @@ final class Hub {
             session.replies = []
             session.replyHead = 0
             session.replyBytes = 0
+            session.pendingReplies = 0
             session.cursor = nil
         }
         if code == .tryAgainLater { culled += 1 }
@@ -191,10 +194,11 @@ final class Hub {
     /// else its close frame once it is closing. Advances the session past what it returns.
     func nextWrite(for session: Session) -> Write {
         while true {
-            if session.replyHead < session.replies.count {
+            if session.pendingReplies > 0 {
                 let reply = session.replies[session.replyHead]
                 if session.cursor.map({ reply.position <= $0 || $0 >= session.cursorLimit }) ?? true {
                     session.replyHead += 1
+                    session.pendingReplies -= 1
                     session.replyBytes -= reply.frame.count
                     if session.replyHead == session.replies.count {
                         session.replies.removeAll(keepingCapacity: true)
@@ -223,9 +227,9 @@ final class Hub {
 
     /// Whether anything is left to write to `session` (a close frame counts).
     func hasPending(_ session: Session) -> Bool {
-        session.replyHead < session.replies.count
+        session.pendingReplies > 0
             || session.cursor.map { $0 < min(ring.head, session.cursorLimit) } == true
-            || session.pendingTick != nil || session.closing != nil
+            || session.pendingTick != nil || session.isClosing
     }
 
     /// Unwritten payload bytes of `session`: its replies and the broadcast frames it has not read.

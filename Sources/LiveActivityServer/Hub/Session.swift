@@ -5,19 +5,36 @@ import LiveActivityCore
 /// touched only by the service thread. The lws adapter reaches it through the connection's per-session data
 /// (an unmanaged reference), so a write needs no lookup.
 final class Session {
-    /// Server-assigned id, for logs and the inspector's subscriber list.
-    let id: UInt64
-    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
-    let connection: ConnectionHandle?
-
     // MARK: Delivery (the hub's)
+    //
+    // The fields a WRITEABLE reads come first, so that they share the object's first cache line: with
+    // thousands of sessions each write touches one more line than the C peer does, not several.
 
-    /// Next broadcast position to write; nil while the client does not watch (no token yet).
-    var cursor: UInt64?
-    /// Whether the hub no longer counts it among the watchers (closing or gone).
-    var uncounted = false
+    /// Next broadcast position to write, or `UInt64.max` while the client does not watch (see ``cursor``).
+    private var rawCursor: UInt64 = .max
     /// Broadcast positions from here on are not written (set when closing with what is queued kept).
     var cursorLimit: UInt64 = .max
+    /// Replies queued and not yet written (the count of `replies` from `replyHead`).
+    var pendingReplies = 0
+    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
+    var pendingTick: Frame?
+    /// The frame written last. permessage-deflate may go on reading a written payload on later POLLOUTs
+    /// (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`.
+    var lastWritten: Frame?
+    /// Whether ``closing`` is set.
+    private(set) var isClosing = false
+
+    /// Next broadcast position to write; nil while the client does not watch (no token yet).
+    var cursor: UInt64? {
+        @inline(__always) get { rawCursor == .max ? nil : rawCursor }
+        @inline(__always) set { rawCursor = newValue ?? .max }
+    }
+    /// Close code and reason to send once what is queued is written.
+    var closing: Closing? {
+        didSet { isClosing = closing != nil }
+    }
+    /// Whether the hub no longer counts it among the watchers (closing or gone).
+    var uncounted = false
     /// A reply to this client, written once the broadcast frames before `position` are written.
     struct Reply {
         let position: UInt64
@@ -35,13 +52,11 @@ final class Session {
     var replyHead = 0
     /// Payload bytes in `replies` not yet written.
     var replyBytes = 0
-    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
-    var pendingTick: Frame?
-    /// Close code and reason to send once what is queued is written.
-    var closing: Closing?
-    /// The frame written last. permessage-deflate may go on reading a written payload on later POLLOUTs
-    /// (zlib keeps `next_in` into it while it drains), so it must outlive `lws_write`.
-    var lastWritten: Frame?
+
+    /// Server-assigned id, for logs and the inspector's subscriber list.
+    let id: UInt64
+    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
+    let connection: ConnectionHandle?
 
     // MARK: Protocol state
 
@@ -76,5 +91,5 @@ final class Session {
     }
 
     /// Replies queued and not yet written.
-    var queuedReplies: Int { replies.count - replyHead }
+    var queuedReplies: Int { pendingReplies }
 }
