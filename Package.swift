@@ -28,11 +28,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // C: OpenSSL libcrypto from Debian (libssl-dev): SHA-256 and secure random bytes.
+        // C: OpenSSL from Debian (libssl-dev): SHA-256, secure random bytes, ES256 checks of APNs provider
+        // tokens (libcrypto) and TLS for the APNs listener (libssl).
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
+            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
+        ),
+        // C: libnghttp2 from Debian (libnghttp2-dev): HTTP/2 for the APNs listener (`serve --apns-port`).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
         ),
         // C: libcurl from Debian (libcurl4-openssl-dev): fetching remote images.
         .systemLibrary(
@@ -89,7 +96,7 @@ let package = Package(
         .target(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
-                           "LWSSupport"],
+                           "CNghttp2", "LWSSupport"],
             swiftSettings: swiftSettings
         ),
         // Script client: the protocol over a libwebsockets client connection.

@@ -29,7 +29,7 @@ fi
 
 # --- system packages ---------------------------------------------------------------------------------
 # Build: pkg-config + the -dev packages Package.swift links through pkg-config.
-BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips-dev)
+BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libvips-dev)
 # Tests: headless Chromium + matching ChromeDriver (same Debian source, so versions always match),
 # fonts so screenshots render text, and Python with venv.
 TEST_PKGS=(chromium chromium-driver fonts-liberation fonts-dejavu-core python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils)
