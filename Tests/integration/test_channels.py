@@ -188,3 +188,15 @@ def test_channels_and_subscriptions_survive_a_restart(tmp_path):
         h2.close()
     finally:
         assert second.stop() == 0
+
+
+def test_the_broadcast_example_runs_against_the_apns_port(server):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    example = Path(__file__).resolve().parents[2] / "examples" / "broadcast.py"
+    env = {**os.environ, "LIVEACTIVITY_URL": server.url}
+    r = subprocess.run([sys.executable, str(example), server.apns_url], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "reached 2:" in r.stdout and "broadcast after delete: HTTP 404 ChannelNotRegistered" in r.stdout, r.stdout
