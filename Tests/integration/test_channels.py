@@ -155,6 +155,9 @@ def test_channel_management_and_its_errors(server, transport):
         # With no subscriber a broadcast is accepted and reaches nobody.
         r, _ = _broadcast(send, stored, update)
         assert r.status == 200 and r.headers["liveactivity-cause"] == "noSubscribers" and r.headers["liveactivity-activity-ids"] == ""
+        r = send("DELETE", CHANNELS, {"apns-channel-id": unstored}, None)
+        assert r.status == 204 and r.body == b"", (r.status, r.body)
+        assert unstored not in send("GET", f"/1/apps/{BUNDLE}/all-channels", {}, None).json["channels"]
     finally:
         send.close()
 

@@ -122,9 +122,4 @@ struct PushEndpoint {
         context.inspectRefusal(text, push, result)
         answer(result)
     }
-
-    /// A push answer the way APNs writes it (see ``APNsHeaderChecks/response(_:idHeader:uniqueID:extraHeaders:)``).
-    static func response(_ result: PushResult) -> HTTPResponse {
-        APNsHeaderChecks.response(result, uniqueID: nil)
-    }
 }
