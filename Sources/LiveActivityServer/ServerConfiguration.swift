@@ -24,6 +24,9 @@ public struct APNsSettings: Sendable, Equatable {
     public var maximumConnections = 256
     /// Seconds a connection may take for its TLS handshake and HTTP/2 preface. Default 10.
     public var handshakeTimeoutSeconds = 10
+    /// Seconds an established connection may sit with no stream and no bytes before it gets GOAWAY (NO_ERROR)
+    /// and is closed, so idle clients do not hold the connection slots; APNs clients reconnect. Default 600.
+    public var idleTimeoutSeconds = 600
 
     /// The defaults: no listener, no key.
     public init() {}

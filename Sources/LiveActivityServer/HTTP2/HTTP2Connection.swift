@@ -18,6 +18,8 @@ final class HTTP2Connection {
     let fd: Int32
     /// When it was accepted (monotonic seconds), for the handshake timeout.
     let acceptedAt: TimeInterval
+    /// When it last received bytes or sent an answer (monotonic seconds), for the idle timeout.
+    private(set) var lastActive: TimeInterval
     /// The HTTP/2 session.
     private(set) var session: HTTP2Session!
     /// The TLS session (`SSL *`), or nil for h2c.
@@ -37,6 +39,8 @@ final class HTTP2Connection {
     var ending: HTTP2Session.Ending? { transportEnding ?? session.ending }
     /// Whether the HTTP/2 preface has arrived (the handshake timeout no longer applies).
     var isEstablished: Bool { session.isEstablished }
+    /// Whether no stream is open and no answer is outstanding.
+    var isIdle: Bool { session.streams.isEmpty && session.inFlight == 0 }
 
     /// Wraps an accepted socket.
     /// - Parameters:
@@ -49,6 +53,7 @@ final class HTTP2Connection {
         self.logger = logger
         maximumStreams = limits.maximumStreams
         acceptedAt = now
+        lastActive = now
         handshakeDone = tls == nil
         if let tls {
             if let ssl = SSL_new(tls.context) {
@@ -111,6 +116,7 @@ final class HTTP2Connection {
         for _ in 0..<16 where ending == nil {
             let count = buffer.withUnsafeMutableBytes { receive(into: $0) }
             if count <= 0 { break }
+            lastActive = ProcessInfo.processInfo.systemUptime
             session.receive(Array(buffer.prefix(count)))
             flush()
         }
@@ -129,6 +135,7 @@ final class HTTP2Connection {
 
     /// The answer to a request handed over, sent on its stream if it is still open.
     func respond(stream streamID: Int32, with response: HTTPResponse) {
+        lastActive = ProcessInfo.processInfo.systemUptime
         session.respond(stream: streamID, with: response)
         flush()
     }

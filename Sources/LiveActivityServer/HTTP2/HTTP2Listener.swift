@@ -139,8 +139,13 @@ final class HTTP2Listener: @unchecked Sendable {
                 if events & Int16(POLLOUT) != 0 { connection.writable() }
             }
             let now = ProcessInfo.processInfo.systemUptime
-            for connection in connections.values where !connection.isEstablished && now - connection.acceptedAt > Double(limits.handshakeTimeoutSeconds) {
-                connection.abort(.timeout)
+            for connection in connections.values {
+                if !connection.isEstablished, now - connection.acceptedAt > Double(limits.handshakeTimeoutSeconds) {
+                    connection.abort(.timeout)
+                } else if connection.isEstablished, connection.ending == nil, connection.isIdle,
+                          now - connection.lastActive > Double(limits.idleTimeoutSeconds) {
+                    connection.goAway()
+                }
             }
         }
         for connection in connections.values { connection.goAway() }
