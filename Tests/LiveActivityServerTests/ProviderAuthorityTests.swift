@@ -65,7 +65,10 @@ struct ProviderAuthorityTests {
     @Test func withAKeyOnlySignedFreshTokensOfThatKeyPass() throws {
         let key = try Self.key()
         let authority = ProviderAuthority(access: AccessPolicy(), key: key)
-        #expect(outcome(authority, Self.token(key)) == "verified")
+        let token = Self.token(key)
+        #expect(outcome(authority, token) == "verified")
+        #expect(outcome(authority, token) == "verified")
+        #expect(authority.verifiedTokens.verifications == 1, "the same token is verified once")
         #expect(outcome(authority, nil) == "MissingProviderToken")
         #expect(outcome(authority, Self.token(key, kid: "ZZZ123DEFG")) == "InvalidProviderToken")
         #expect(outcome(authority, Self.token(key, iat: 1_800_000_000 - 3601)) == "ExpiredProviderToken")

@@ -33,6 +33,19 @@ struct ProviderAuthority: Sendable {
     var access: AccessPolicy
     /// The key provider tokens must be signed with (`--apns-key`), or nil.
     var key: ES256Key?
+    /// Tokens whose signature verified: a backend sends the same token for up to an hour, so each is
+    /// verified once (an ES256 check costs tens of microseconds on the service thread); the age is still
+    /// checked on every request.
+    let verifiedTokens = VerifiedTokens()
+
+    /// Creates an authority.
+    /// - Parameters:
+    ///   - access: the server's controller and viewer tokens.
+    ///   - key: the key provider tokens are verified with, or nil.
+    init(access: AccessPolicy, key: ES256Key?) {
+        self.access = access
+        self.key = key
+    }
 
     /// Decides whether `request` may go on.
     /// - Parameter now: the current time, for the token's age.
@@ -65,8 +78,11 @@ struct ProviderAuthority: Sendable {
             if let keyID = key.keyID, token.keyID != keyID {
                 throw ProviderToken.invalid("authorization: the provider token's kid \(token.keyID) is not the Key ID of --apns-key (\(keyID))")
             }
-            guard key.verify(token.signingInput, signature: token.signature) else {
-                throw ProviderToken.invalid("authorization: the provider token's ES256 signature does not verify with --apns-key")
+            if !verifiedTokens.contains(bearer) {
+                guard key.verify(token.signingInput, signature: token.signature) else {
+                    throw ProviderToken.invalid("authorization: the provider token's ES256 signature does not verify with --apns-key")
+                }
+                verifiedTokens.insert(bearer)
             }
             verified = true
         } else if !access.isOpen {
@@ -75,6 +91,30 @@ struct ProviderAuthority: Sendable {
         try token.checkAge(now: now)
         return .providerToken(token, verified: verified)
     }
+}
+
+/// Provider tokens whose ES256 signature has been verified, at most ``capacity`` (all are forgotten when it is
+/// full: a token is at most an hour old anyway). Thread-safe (a lock).
+final class VerifiedTokens: Sendable {
+    /// Most tokens kept.
+    static let capacity = 256
+    /// {lock} the tokens, and how many signatures were verified in all (for tests).
+    private let state = Locked<(tokens: Set<String>, verifications: Int)>(([], 0))
+
+    /// Whether `token` was verified before.
+    func contains(_ token: String) -> Bool { state.withLock { $0.tokens.contains(token) } }
+
+    /// Remembers a verified token.
+    func insert(_ token: String) {
+        state.withLock { state in
+            if state.tokens.count >= Self.capacity { state.tokens.removeAll() }
+            state.tokens.insert(token)
+            state.verifications += 1
+        }
+    }
+
+    /// How many tokens were verified and remembered in all.
+    var verifications: Int { state.withLock { $0.verifications } }
 }
 
 /// The APNs request header checks shared by device pushes and broadcasts, each naming the header at fault.
