@@ -147,6 +147,7 @@ final class HTTP2Listener: @unchecked Sendable {
                     connection.goAway()
                 }
             }
+            reap()
         }
         for connection in connections.values { connection.goAway() }
         connections.removeAll()
