@@ -28,11 +28,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // C: OpenSSL libcrypto from Debian (libssl-dev): SHA-256 and secure random bytes.
+        // C: OpenSSL from Debian (libssl-dev): SHA-256, secure random bytes, ES256 checks of APNs provider
+        // tokens (libcrypto) and TLS for the APNs listener (libssl).
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
+            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
+        ),
+        // C: libnghttp2 from Debian (libnghttp2-dev): HTTP/2 for the APNs listener (`serve --apns-port`).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
         ),
         // C: libcurl (libcurl.so.4, Debian libcurl4): fetching remote images. Not linked: opened with dlopen
         // when thumbnails are turned on, so servers without them don't map libcurl and its dependencies
@@ -93,7 +100,7 @@ let package = Package(
         .target(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
-                           "LWSSupport"],
+                           "CNghttp2", "LWSSupport"],
             // Release builds skip the run-time exclusivity checks (SE-0176) in this target only: its state lives on
             // the one service thread (checked by ServiceBound in debug builds, which keep the checks), and the
             // checks cost a call per class-property access on the write path (BENCHMARKS.md, profile).

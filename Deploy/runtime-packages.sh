@@ -3,7 +3,8 @@
 # NEEDED entries; apt brings their own dependencies) and the ones it opens with dlopen (DLOPENED below),
 # one per line (Swift's own libraries excluded: the release build links them statically). Used by
 # Deploy/Containerfile in its build stage, so the runtime stage installs exactly what the binary needs,
-# also when Package.swift gains a library. Tested by Tests/integration/test_deploy.py.
+# also when Package.swift gains a library (libnghttp2-14 and libssl3 for the APNs port came in that way).
+# Tested by Tests/integration/test_deploy.py.
 #   usage: runtime-packages.sh BINARY
 set -eu
 binary="$1"

@@ -29,7 +29,7 @@ fi
 
 # --- system packages ---------------------------------------------------------------------------------
 # Build: pkg-config + the -dev packages Package.swift links through pkg-config.
-BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips-dev)
+BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libvips-dev)
 # Tests: headless Chromium + matching ChromeDriver (same Debian source, so versions always match),
 # WebKit (webkit2gtk-driver: WebKitWebDriver + MiniBrowser, run on an Xvfb display) and Firefox (firefox-esr,
 # driven over its own WebDriver BiDi) for Tests/integration/test_engines.py, fonts so screenshots render text,

@@ -169,6 +169,11 @@ function details(record) {
   if (record.warning) why.append(el("p", "warning", record.warning));
   for (const t of record.throttled || []) why.append(el("p", "throttled", `Would be throttled on a device: ${t}`));
   if (record.noOp) why.append(el("p", "noop", "No-op update"));
+  if (record.channelId) {
+    const reached = record.activityIds || [];
+    why.append(el("p", "channel", `Broadcast to channel ${record.channelId}: reached ${reached.length} `
+      + `${reached.length === 1 ? "activity" : "activities"}${reached.length ? ` (${reached.map(shortId).join(", ")})` : ""}.`));
+  }
   if (record.status && record.source === "push") why.append(el("p", "muted", `APNs would answer HTTP ${record.status}${record.cause && record.status !== 200 ? ` ${record.cause}` : ""}.`));
   if (why.childElementCount) box.append(why);
 

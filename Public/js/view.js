@@ -407,6 +407,9 @@ export class View {
     const state = activity.activityState ?? "active";
     setAttr(row.el, "data-activity-id", id);
     setAttr(row.el, "data-activity-state", state);
+    // A broadcast channel (iOS 18) the activity is subscribed to: shown as the row's tooltip.
+    setAttr(row.el, "data-channel-id", activity.channelId ?? null);
+    setAttr(row.el, "title", activity.channelId ? `Subscribed to broadcast channel ${activity.channelId}` : null);
     setAttr(row.icon, "data-workout", workout);
     setText(row.name, workoutLabel(workout));
     setAttr(row.el, "data-paused", isPaused(activity) ? "true" : null);

@@ -165,6 +165,29 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
         try checked(try writing { try $0.command(["HSET", keys.shares, share.id, text]) })
     }
 
+    /// Every kept broadcast channel (``ActivityStore/channels()``), from the hash shared by the cluster.
+    public func channels() throws -> [BroadcastChannel] {
+        let fields = try checked(try reading { try $0.command(["HGETALL", keys.channels]) }).elements
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return stride(from: 1, to: fields.count, by: 2).compactMap { index in
+            fields[index].text.flatMap { try? decoder.decode(BroadcastChannel.self, from: Data($0.utf8)) }
+        }
+    }
+
+    /// Keeps a broadcast channel (``ActivityStore/save(_:)-(BroadcastChannel)``).
+    public func save(_ channel: BroadcastChannel) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let text = String(decoding: try encoder.encode(channel), as: UTF8.self)
+        try checked(try writing { try $0.command(["HSET", keys.channels, channel.id, text]) })
+    }
+
+    /// Forgets a broadcast channel (``ActivityStore/deleteChannel(id:)``).
+    public func deleteChannel(id: String) throws {
+        try checked(try writing { try $0.command(["HDEL", keys.channels, id]) })
+    }
+
     // MARK: ReplicatedStore
 
     /// Delivers every event recorded after `sequence` by any instance, on the feed thread (``ReplicatedStore/follow(from:deliver:)``).

@@ -64,9 +64,24 @@ public final class LiveActivityServer: @unchecked Sendable {
     let metrics = ServerMetrics()
     /// Share links, live and recently ended (see Shares/ShareLinks.swift).
     let shareLinks: ShareLinks
+    /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
+    let providerAuthority: ProviderAuthority
+    /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).
+    var channels: ChannelRegistry
+    /// The APNs listener (HTTP/2, `--apns-port`), while it runs; started by ``start()``, stopped by the
+    /// service thread at shutdown. {lock}
+    let apnsListener = Locked<HTTP2Listener?>(nil)
+    /// {lock} the APNs listener's port once it listens.
+    private let apnsBoundPort = Locked<Int?>(nil)
+
+    /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
+    /// Thread-safe.
+    public var apnsPort: Int? { apnsBoundPort.withLock { $0 } }
     /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
     /// set while the service thread runs.
     var http: HTTPAdapter?
+    /// The APNs listener's route table, made on the service thread at its first request.
+    var apnsRouter: Router?
     var nextSessionID: UInt64 = 1
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
@@ -100,6 +115,8 @@ public final class LiveActivityServer: @unchecked Sendable {
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
         shareLinks = ShareLinks(shares: try store.shares())
+        channels = ChannelRegistry(try store.channels())
+        providerAuthority = ProviderAuthority(access: configuration.access, key: try configuration.apns.keyPath.map { try ES256Key(file: $0) })
         let serviceThread = self.serviceThread
         let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
@@ -125,11 +142,35 @@ public final class LiveActivityServer: @unchecked Sendable {
         thread.name = "lws-service"
         thread.start()
         started.wait()
-        return try startupResult.withLock { $0! }.get()
+        let port = try startupResult.withLock { $0! }.get()
+        if let apnsPort = configuration.apns.port {
+            do {
+                let listener = try HTTP2Listener(configuration: configuration, port: apnsPort, logger: logger) { [weak self] request, reply in
+                    // The HTTP/2 thread hands each request to the service thread, and the answer back.
+                    self?.perform { server in server.answerAPNsRequest(request, reply: reply) }
+                }
+                apnsListener.withLock { $0 = listener }
+                apnsBoundPort.withLock { $0 = listener.port }
+                listener.start()
+            } catch {
+                stop()
+                waitUntilStopped()
+                throw error
+            }
+        }
+        return port
+    }
+
+    /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
+    /// the HTTP/2 thread. Service thread only.
+    func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        if apnsRouter == nil { apnsRouter = makeAPNsRouter() }
+        apnsRouter!.dispatch(request, HTTPResponder { response in reply(response) })
     }
 
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
+        apnsListener.withLock { $0 }?.stop()
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wakeServiceThread()
     }
@@ -150,5 +191,6 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func waitUntilStopped() {
         finished.wait()
         finished.signal()
+        apnsListener.withLock { $0 }?.waitUntilStopped()
     }
 }

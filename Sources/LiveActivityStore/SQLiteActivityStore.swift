@@ -242,6 +242,38 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         }
     }
 
+    /// Every kept broadcast channel (``ActivityStore/channels()``).
+    public func channels() throws -> [BroadcastChannel] {
+        try reading { database in
+            var channels: [BroadcastChannel] = []
+            try database.statement("SELECT id, bundle_id, storage_policy, created_at FROM channels").query { row in
+                channels.append(BroadcastChannel(id: row.text(0), bundleId: row.text(1),
+                                                 storagePolicy: BroadcastChannel.StoragePolicy(rawValue: Int(row.int(2))) ?? .noStorage,
+                                                 createdAt: Date(timeIntervalSince1970: row.double(3))))
+            }
+            return channels
+        }
+    }
+
+    /// Keeps a broadcast channel, in its own transaction (``ActivityStore/save(_:)-(BroadcastChannel)``).
+    public func save(_ channel: BroadcastChannel) throws {
+        try writing { database in
+            try database.transaction {
+                try database.statement("INSERT OR REPLACE INTO channels (id, bundle_id, storage_policy, created_at) VALUES (?, ?, ?, ?)")
+                    .bind(.text(channel.id), .text(channel.bundleId), .int(Int64(channel.storagePolicy.rawValue)),
+                          .double(channel.createdAt.timeIntervalSince1970))
+                    .run()
+            }
+        }
+    }
+
+    /// Forgets a broadcast channel, in its own transaction (``ActivityStore/deleteChannel(id:)``).
+    public func deleteChannel(id: String) throws {
+        try writing { database in
+            try database.transaction { try database.statement("DELETE FROM channels WHERE id = ?").bind(.text(id)).run() }
+        }
+    }
+
     deinit { close(lockDescriptor) }
 
     private static func lock(_ directory: URL) throws -> Int32 {
@@ -284,6 +316,8 @@ enum Schema {
                 CREATE TABLE IF NOT EXISTS shares (
                     id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, activity_id TEXT NOT NULL,
                     created_at REAL NOT NULL, expires_at REAL NOT NULL, ended_at REAL);
+                CREATE TABLE IF NOT EXISTS channels (
+                    id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, storage_policy INTEGER NOT NULL, created_at REAL NOT NULL);
                 """)
         }
     }

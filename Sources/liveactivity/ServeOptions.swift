@@ -50,6 +50,20 @@ struct ServeOptions {
       --idle-timeout S        seconds of silence before a connection is dropped (default 75)
       --heartbeat-seconds S   seconds between heartbeat messages to every watching client (default 15)
 
+    APNs (HTTP/2 provider API for real APNs clients; see docs/APNS-BACKENDS.md)
+      --apns-port PORT        also serve APNs's API over HTTP/2 on this port, 0 picks one (default: off;
+                              env LIVEACTIVITY_APNS_PORT); TLS with --tls-cert/--tls-key (ALPN h2, or none),
+                              else h2c with prior knowledge
+      --apns-key FILE         the AuthKey_<KeyID>.p8 your backend signs provider tokens with: their ES256
+                              signature is verified (without it, tokens are checked for shape and age only,
+                              and only on an open loopback server)
+      --apns-max-streams N    streams open at once per connection (default 100; more are refused)
+      --apns-max-header-bytes N
+                              largest header list of one request (default 16384; larger: stream reset)
+      --apns-max-body-bytes N largest request body (default 8192, at least 5120; larger: 413 PayloadTooLarge)
+      --apns-max-connections N
+                              HTTP/2 connections at once (default 256; more are closed)
+
     Push inspector (/inspector)
       --emulate-budget        mark updates a device would throttle (the dashboard still shows them)
       --budget-per-hour N     priority-10 pushes per hour before throttling (default 30; Apple publishes none)
@@ -61,7 +75,8 @@ struct ServeOptions {
       --verbose               same as --log-level debug (every connection too)
       -h, --help              show this help
 
-    The first line printed is the URL the server listens on. Ctrl-C or SIGTERM stops it cleanly.
+    The first line printed is the URL the server listens on, the second the push-to-start token, then with
+    --apns-port the APNs URL ("APNs (HTTP/2) on https://HOST:PORT/"). Ctrl-C or SIGTERM stops it cleanly.
     """
 
     var configuration: ServerConfiguration
@@ -84,6 +99,7 @@ struct ServeOptions {
         var controllerToken = environment["LIVEACTIVITY_CONTROLLER_TOKEN"]
         var viewerToken = environment["LIVEACTIVITY_VIEWER_TOKEN"]
         var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
+        var apnsPortText = environment["LIVEACTIVITY_APNS_PORT"].flatMap { $0.isEmpty ? nil : $0 }
         options.configuration.allowedOrigins = (environment["LIVEACTIVITY_ALLOWED_ORIGINS"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var publicPath: String?
@@ -128,6 +144,12 @@ struct ServeOptions {
             case "--ping-interval": options.configuration.pingIntervalSeconds = try list.whole(for: argument, minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try list.whole(for: argument, minimum: 2)
             case "--heartbeat-seconds": options.configuration.heartbeatSeconds = try list.whole(for: argument, minimum: 1)
+            case "--apns-port": apnsPortText = try list.value(for: argument)
+            case "--apns-key": options.configuration.apns.keyPath = try list.value(for: argument)
+            case "--apns-max-streams": options.configuration.apns.maximumStreams = try list.whole(for: argument, minimum: 1)
+            case "--apns-max-header-bytes": options.configuration.apns.maximumHeaderBytes = try list.whole(for: argument, minimum: 1024)
+            case "--apns-max-body-bytes": options.configuration.apns.maximumBodyBytes = try list.whole(for: argument, minimum: 5120)
+            case "--apns-max-connections": options.configuration.apns.maximumConnections = try list.whole(for: argument, minimum: 1)
             case "--emulate-budget": options.configuration.budget.enabled = try list.flag(argument)
             case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try list.whole(for: argument, minimum: 1)
             case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try list.number(for: argument, minimum: 0)
@@ -152,6 +174,12 @@ struct ServeOptions {
             throw UsageError("--port must be a number from 0 to 65535, got \"\(portText)\"")
         }
         options.configuration.port = port
+        if let apnsPortText {
+            guard let apnsPort = Int(apnsPortText), (0...65535).contains(apnsPort) else {
+                throw UsageError("--apns-port must be a number from 0 to 65535, got \"\(apnsPortText)\"")
+            }
+            options.configuration.apns.port = apnsPort
+        }
         options.configuration.access = AccessPolicy(controllerToken: controllerToken, viewerToken: viewerToken)
         guard let publicDirectory = publicPath.map({ URL(fileURLWithPath: $0) }) ?? defaultPublicDirectory() else {
             throw UsageError("no Public folder found here or beside the executable; pass --public DIR")

@@ -28,6 +28,9 @@ struct ClusterCatchUpTests {
         func logID() throws -> String { try inner.withLock { try $0.logID() } }
         func shares() throws -> [Share] { try inner.withLock { try $0.shares() } }
         func save(_ share: Share) throws { try inner.withLock { try $0.save(share) } }
+        func channels() throws -> [BroadcastChannel] { try inner.withLock { try $0.channels() } }
+        func save(_ channel: BroadcastChannel) throws { try inner.withLock { try $0.save(channel) } }
+        func deleteChannel(id: String) throws { try inner.withLock { try $0.deleteChannel(id: id) } }
         func follow(from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {}
         func stopFollowing() {}
     }

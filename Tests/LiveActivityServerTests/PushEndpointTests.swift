@@ -16,15 +16,17 @@ struct PushEndpointTests {
 
         func context() -> PushEndpoint.Context {
             PushEndpoint.Context(
-                access: AccessPolicy(controllerToken: "ctl"),
-                applyPush: { payload, token, apnsId, priority, completion in
-                    self.applied.append((payload, token, apnsId, priority))
+                authority: ProviderAuthority(access: AccessPolicy(controllerToken: "ctl"), key: nil),
+                now: { Date() },
+                applyPush: { push, completion in
+                    self.applied.append((push.payload, push.pushToken, push.apnsId, push.priority))
+                    let apnsId = push.apnsId
                     var result = PushResult(PushRejection(status: 200, reason: "", detail: "applied"), apnsId: apnsId)
                     result.reason = nil
                     result.verdict = "applied"
                     if self.holdAnswers { self.held.append { _ in completion(result) } } else { completion(result) }
                 },
-                inspectRefusal: { text, _, result, _ in self.refusalsInspected.append((text, result.status)) },
+                inspectRefusal: { text, _, result in self.refusalsInspected.append((text, result.status)) },
                 newApnsId: { "NEW-ID" })
         }
     }
@@ -48,15 +50,23 @@ struct PushEndpointTests {
         return reason
     }
 
-    private let good: HTTPHeaders = ["apns-push-type": "liveactivity", "authorization": "bearer ctl", "apns-id": "ID-1"]
+    private let good: HTTPHeaders = ["apns-push-type": "liveactivity", "authorization": "bearer ctl", "apns-id": Self.id1]
+    private static let id1 = "0C0FFEE0-1234-4ABC-8DEF-0123456789AB"
 
     @Test func headersAreCheckedInAPNsOrder() {
         let server = FakeServer()
         let router = router(server)
-        var headers: HTTPHeaders = ["apns-push-type": "alert", "apns-id": "ID-1"]
+        var headers: HTTPHeaders = ["apns-push-type": "alert", "apns-id": Self.id1]
         var answer = push(router, headers: headers)
-        #expect((answer?.status, reason(answer), answer?.header("apns-id")) == (.badRequest, "InvalidPushType", "ID-1"))
+        #expect((answer?.status, reason(answer), answer?.header("apns-id")) == (.badRequest, "InvalidPushType", Self.id1))
         headers["apns-push-type"] = "liveactivity"
+        headers["apns-id"] = "not-a-uuid"
+        answer = push(router, headers: headers)
+        #expect((answer?.status, reason(answer)) == (.badRequest, "BadMessageId"))
+        headers["apns-id"] = Self.id1
+        answer = push(router, headers: headers)
+        #expect((answer?.status, reason(answer)) == (.forbidden, "MissingProviderToken"))
+        headers["authorization"] = "bearer wrong"
         answer = push(router, headers: headers)
         #expect((answer?.status, reason(answer)) == (.forbidden, "InvalidProviderToken"))
         headers["authorization"] = "Bearer ctl"
@@ -87,7 +97,7 @@ struct PushEndpointTests {
         let answer = push(router, headers: headers)
         #expect(answer?.status == .ok)
         #expect(answer?.body.isEmpty == true)
-        #expect(answer?.header("apns-id") == "ID-1")
+        #expect(answer?.header("apns-id") == Self.id1)
         #expect(answer?.header("liveactivity-verdict") == "applied")
         #expect(server.applied.map(\.token) == ["tok"])
         #expect(server.applied.map(\.priority) == [5])
@@ -110,7 +120,7 @@ struct PushEndpointTests {
         let server = FakeServer()
         let router = router(server)
         var answer = push(router, path: "/3/device/", headers: good)
-        #expect((answer?.status, reason(answer), answer?.header("apns-id")) == (.notFound, "BadPath", "ID-1"))
+        #expect((answer?.status, reason(answer), answer?.header("apns-id")) == (.notFound, "BadPath", Self.id1))
         answer = push(router, path: "/3", headers: [:])
         #expect((answer?.status, reason(answer), answer?.header("apns-id")) == (.notFound, "BadPath", "NEW-ID"))
         answer = push(router, method: .get, headers: good)

@@ -42,6 +42,9 @@ struct StoreWriterTests {
         func logID() throws -> String { "log" }
         func shares() throws -> [Share] { [] }
         func save(_ share: Share) throws {}
+        func channels() throws -> [BroadcastChannel] { [] }
+        func save(_ channel: BroadcastChannel) throws {}
+        func deleteChannel(id: String) throws {}
     }
 
     /// Collects the writer's reports.

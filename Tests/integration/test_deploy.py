@@ -417,7 +417,8 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
         pytest.skip("objdump/dpkg not available")
     out = subprocess.run(["sh", str(DEPLOY / "runtime-packages.sh"), str(liveactivity_bin())], capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
-    for package in ("libwebsockets17", "libsqlite3-0"):
+    # libnghttp2-14 and libssl3: the APNs port (HTTP/2, TLS), found from the binary like every other library
+    for package in ("libwebsockets17", "libsqlite3-0", "libnghttp2-14", "libssl3"):
         assert package in out, out
     needed = [l.split()[-1].strip("[]") for l in subprocess.run(["objdump", "-p", str(liveactivity_bin())],
               capture_output=True, text=True).stdout.splitlines() if l.strip().startswith("NEEDED")]

@@ -267,13 +267,17 @@ public struct StartCommand: Sendable {
     public var content: ContentInput
     /// When to start (UTC); a future date creates a `pending` activity, `nil` or a past date starts at once.
     public var startDate: Date?
+    /// The broadcast channel the activity subscribes to (`channelId`; iOS 18 `PushType.channel`), if any.
+    public var channelId: String?
 
     /// Creates a command from validated parts.
-    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil) {
+    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil,
+                channelId: String? = nil) {
         self.kind = kind
         self.attributes = attributes
         self.content = content
         self.startDate = startDate
+        self.channelId = channelId
     }
 
     init(_ message: FieldReader) throws(ProtocolError) {
@@ -283,6 +287,12 @@ public struct StartCommand: Sendable {
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
         self.content = content
         startDate = try message.date("startDate")
+        if let channel = try message.string("channelId", maxLength: 128) {
+            guard BroadcastChannel.isWellFormedID(channel) else {
+                throw .invalid("channelId", "\"\(channel.prefix(64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
+            }
+            channelId = channel
+        }
     }
 }
 

@@ -52,6 +52,19 @@ public protocol ActivityStore: AnyObject {
     /// Keeps a share link, new or changed (ended).
     /// - Throws: the store's own error; a new link is then not handed out.
     func save(_ share: Share) throws
+
+    /// Every broadcast channel kept (created and not deleted), so that channels survive a restart.
+    /// - Throws: the store's own error.
+    func channels() throws -> [BroadcastChannel]
+
+    /// Keeps a new broadcast channel.
+    /// - Throws: the store's own error; the channel is then not handed out.
+    func save(_ channel: BroadcastChannel) throws
+
+    /// Forgets a broadcast channel (deleted through the channel-management API). Forgetting one that is
+    /// not kept does nothing.
+    /// - Throws: the store's own error; the channel then stays.
+    func deleteChannel(id: String) throws
 }
 
 extension ActivityStore {
@@ -107,6 +120,7 @@ public final class InMemoryActivityStore: ActivityStore {
     private let startToken = PushToken.random()
     private let identity = UUID().uuidString.lowercased()
     private var links: [String: Share] = [:]
+    private var broadcastChannels: [String: BroadcastChannel] = [:]
     /// How many events the log keeps.
     public let logCapacity: Int
     /// Memory only: recorded at once, on the service thread (``ActivityStore/recordsInstantly``).
@@ -155,6 +169,15 @@ public final class InMemoryActivityStore: ActivityStore {
 
     /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) { links[share.id] = share }
+
+    /// Every kept broadcast channel (``ActivityStore/channels()``).
+    public func channels() -> [BroadcastChannel] { Array(broadcastChannels.values) }
+
+    /// Keeps a broadcast channel (``ActivityStore/save(_:)-(BroadcastChannel)``).
+    public func save(_ channel: BroadcastChannel) { broadcastChannels[channel.id] = channel }
+
+    /// Forgets a broadcast channel (``ActivityStore/deleteChannel(id:)``).
+    public func deleteChannel(id: String) { broadcastChannels[id] = nil }
 
     /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) -> [HistoryEntry] {

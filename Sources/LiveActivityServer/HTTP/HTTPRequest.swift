@@ -3,6 +3,17 @@ import Foundation
 /// One HTTP request as handlers see it: read once from libwebsockets by `HTTPAdapter`, then a plain value.
 /// Thread-safe (a value); handlers run on the service thread.
 struct HTTPRequest: Sendable {
+    /// The protocol version a request came over.
+    enum Version: Sendable, Equatable {
+        /// HTTP/1.1 (or 1.0), through libwebsockets on the main port.
+        case http1
+        /// HTTP/2 (RFC 9113), through libnghttp2 on the APNs port.
+        case http2
+
+        /// `http` or `http2`: the inspector's `transport`.
+        var transport: String { self == .http2 ? "http2" : "http" }
+    }
+
     /// One `name=value` field of the query, URL-decoded (`+` as a space, `%XX` as its byte).
     struct QueryField: Sendable, Equatable {
         /// The text before the first `=`.
@@ -24,6 +35,8 @@ struct HTTPRequest: Sendable {
     /// The body as received, in bytes: at most one byte more than the adapter's limit, so that a body larger
     /// than the limit has `count > limit` (answer 413) while no more than that is held in memory.
     var body: [UInt8]
+    /// The protocol version it came over.
+    var version: Version = .http1
     /// The values of the route pattern's `{name}` segments (and `**`, the rest of the path), set by ``Router``.
     var parameters: [String: String] = [:]
 

@@ -44,6 +44,8 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     static let ok = HTTPStatus(200)
     /// 201 Created (RFC 9110 §15.3.2): a share link was made.
     static let created = HTTPStatus(201)
+    /// 204 No Content (RFC 9110 §15.3.5): done, nothing to send (a deleted channel).
+    static let noContent = HTTPStatus(204)
     /// 400 Bad Request (RFC 9110 §15.5.1).
     static let badRequest = HTTPStatus(400)
     /// 401 Unauthorized (RFC 9110 §15.5.2): a token is needed, or the one given matches no role.

@@ -24,16 +24,8 @@ extension LiveActivityServer {
             history: { [unowned self] limit, before, beforeId in try store.history(limit: limit, before: before, beforeId: beforeId) },
             storageUnavailable: { [unowned self] error in storageUnavailable(error) },
             logger: logger))
-        PushEndpoint().register(on: &router, context: PushEndpoint.Context(
-            access: configuration.access,
-            applyPush: { [unowned self] payload, pushToken, apnsId, priority, completion in
-                applyPush(payload: payload, pushToken: pushToken, apnsId: apnsId, priority: priority, completion: completion)
-            },
-            inspectRefusal: { [unowned self] text, pushToken, result, priority in
-                inspectPush(.string(text), pushToken: pushToken, result: result, events: [], priority: priority, transport: "http",
-                            requestId: nil, at: clock())
-            },
-            newApnsId: { UUID().uuidString }))
+        PushEndpoint().register(on: &router, context: pushEndpointContext)
+        ChannelEndpoint().register(on: &router, context: channelEndpointContext)
         let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory))
         let renderingsContext = Renderings.Context(
             now: { [unowned self] in clock() },
@@ -54,6 +46,20 @@ extension LiveActivityServer {
             timeline: { [unowned self] id in timeline(of: id) }))
         ThumbnailRoutes().register(on: &router, context: ThumbnailRoutes.Context(
             thumbnail: { [unowned self] name in thumbnails?.cache.read(fileName: name) }))
+        return router
+    }
+
+    /// The route table of the APNs listener (`--apns-port`, HTTP/2): APNs's APIs only — device pushes,
+    /// channel management, broadcasts — through the same features and contexts as the main port; any other
+    /// path is APNs's 404 `BadPath`.
+    func makeAPNsRouter() -> Router {
+        var router = Router()
+        PushEndpoint().register(on: &router, context: pushEndpointContext)
+        ChannelEndpoint().register(on: &router, context: channelEndpointContext)
+        router.onMiss(under: "/") { request, miss in
+            PushEndpoint.miss(request, miss, idHeader: "apns-id", path: "/3/device/{pushToken}, /1/apps/{bundleId}/channels or /4/broadcasts/apps/{bundleId}",
+                              newId: { UUID().uuidString })
+        }
         return router
     }
 }

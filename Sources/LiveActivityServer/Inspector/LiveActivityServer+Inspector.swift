@@ -68,20 +68,27 @@ extension LiveActivityServer {
     }
 
     /// Records one APNs-shaped push with what APNs would answer and what the device would do.
-    func inspectPush(_ payload: JSONValue, pushToken: String, result: PushResult, events: [ActivityEvent], priority: Int?,
-                     transport: String, requestId: JSONValue?, at now: Date) {
+    /// - Parameters:
+    ///   - pushToken: the device token it went to; nil for a broadcast.
+    ///   - type: `push`, or `broadcast` for a push to a channel.
+    ///   - channelId: for a broadcast, its channel; the record also lists the activities it reached
+    ///     (`result.activityIds`).
+    func inspectPush(_ payload: JSONValue, pushToken: String?, result: PushResult, events: [ActivityEvent], priority: Int?,
+                     transport: String, requestId: JSONValue?, at now: Date, type: String = "push", channelId: String? = nil) {
         var event: String?
         if case .object(let root) = payload, case .object(let aps)? = root["aps"], case .string(let name)? = aps["event"] {
             event = String(name.prefix(16))
         }
-        let activityId = result.activityId ?? center.activity(withPushToken: pushToken)?.id
-        var record = Inspection(id: 0, at: now, source: "push", transport: transport, type: "push", event: event, requestId: requestId,
-                                pushToken: String(pushToken.prefix(128)), apnsId: result.apnsId, priority: priority,
+        let activityId = result.activityId ?? pushToken.flatMap { center.activity(withPushToken: $0)?.id }
+        var record = Inspection(id: 0, at: now, source: "push", transport: transport, type: type, event: event, requestId: requestId,
+                                pushToken: pushToken.map { String($0.prefix(128)) }, apnsId: result.apnsId, priority: priority,
                                 activityId: activityId, status: result.status,
                                 verdict: result.status == 200 ? (result.verdict ?? "applied") : "refused",
                                 cause: result.cause ?? result.reason, detail: result.detail, warning: result.warning,
                                 raw: Self.kept(payload), decoded: nil, dates: DateLens.push(payload, now: now), diff: nil,
                                 noOp: false, events: [], throttled: nil)
+        record.channelId = channelId
+        record.activityIds = result.activityIds
         describe(&record, events: events, alert: events.first { $0.kind == .updated }?.alert, priorityTen: (priority ?? 10) == 10, now: now)
         publish(record)
     }

@@ -35,7 +35,10 @@ final class HTTPAdapter {
     /// Header fields lws 4.1 has no token for. It cannot list the fields a request sent, only look one up by
     /// name (`lws_hdr_custom_copy`), so handlers see these and no others: APNs's request headers.
     /// Source: https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns
-    static let customHeaders = ["apns-id", "apns-push-type", "apns-priority", "apns-topic", "apns-expiration", "apns-collapse-id"]
+    /// Sources: https://developer.apple.com/documentation/usernotifications/sending-channel-management-requests-to-apns
+    /// and …/sending-broadcast-push-notification-requests-to-apns (`apns-channel-id`, `apns-request-id`).
+    static let customHeaders = ["apns-id", "apns-push-type", "apns-priority", "apns-topic", "apns-expiration", "apns-collapse-id",
+                                "apns-channel-id", "apns-request-id"]
 
     /// Longest header value or query field read, in bytes; longer ones are left out of the request.
     static let maximumFieldBytes = 8191

@@ -46,7 +46,8 @@ extension LiveActivityServer {
     func runServiceLoop() {
         serviceThread.withLock { $0 = pthread_self() }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
-        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBytes)
+        // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
+        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBroadcastBytes)
         self.http = http
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
                                             dynamicMountpoints: http.router.mountpoints,

@@ -1,28 +1,49 @@
 import Foundation
 import LiveActivityCore
 
-/// `POST /3/device/{pushToken}`: APNs's HTTP/2 provider API, as a backend written for APNs calls it, so it can
-/// be pointed at this server to preview its Live Activities. Handlers run on the service thread.
+/// `POST /3/device/{pushToken}`: APNs's provider API, as a backend written for APNs calls it, so it can be
+/// pointed at this server to preview its Live Activities — over HTTP/1.1 on the main port, and over HTTP/2
+/// on the APNs port (`serve --apns-port`, see HTTP2/), both through this one type. Handlers run on the
+/// service thread.
 ///
-/// Requires the header `apns-push-type: liveactivity`; answers as APNs does — 200 with `apns-id` (empty
-/// body), or 400 / 403 / 404 / 405 / 413 with `{"reason": …}` — plus our `detail`, and for 200 the headers
+/// Checks, in this order, each refusal answered as APNs answers it (status, `apns-id`, `{"reason"}`):
+/// `apns-push-type: liveactivity` (`InvalidPushType`), `apns-id` a UUID (`BadMessageId`), the provider token
+/// or controller token (``ProviderAuthority``: `MissingProviderToken`, `InvalidProviderToken`,
+/// `ExpiredProviderToken`), `apns-topic` (`MissingTopic`, `TopicDisallowed`), `apns-priority` (`BadPriority`),
+/// `apns-expiration` (`BadExpirationDate`), `apns-collapse-id` (`BadCollapseId`), then the body
+/// (`PayloadEmpty`, `PayloadTooLarge`, `BadPayload`) and the device token (`BadDeviceToken`).
+/// A 200 has an empty body, `apns-id` (the request's, or a new UUID), `apns-unique-id`, and our headers
 /// `liveactivity-verdict` (`applied`, `ignored`, `dropped`) and `liveactivity-detail`, so scripts can tell
-/// "APNs would accept, the phone would drop" from a real success. The answer echoes the request's `apns-id`,
-/// or carries a new UUID.
+/// "APNs would accept, the phone would drop" from a real success; a refusal adds our `detail` to the body.
 /// Source: https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns
 /// and https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns
 struct PushEndpoint {
+    /// One push as the server applies it.
+    struct Push {
+        /// The JSON payload (`{"aps":{…}}`).
+        var payload: JSONValue
+        /// The device (or push-to-start) token of the path.
+        var pushToken: String
+        /// The `apns-id` to answer with.
+        var apnsId: String
+        /// `apns-priority` (1, 5, 10; nil = 10).
+        var priority: Int?
+        /// How it came: `http` (HTTP/1.1) or `http2`, for the inspector.
+        var transport: String
+    }
+
     /// What the push endpoint sees of the server. Closures are called on the service thread.
     struct Context {
-        /// Who may push (the controller token).
-        var access: AccessPolicy
-        /// Applies a push: `(payload, pushToken, apnsId, priority, completion)`. Calls `completion` with what
-        /// APNs would answer on the service thread — at once, or later when the change waits for the store.
-        var applyPush: (JSONValue, String, String, Int?, @escaping (PushResult) -> Void) -> Void
-        /// Records a push refused before it had a payload, with its body as `text`:
-        /// `(text, pushToken, result, priority)`.
-        var inspectRefusal: (String, String, PushResult, Int?) -> Void
-        /// A new `apns-id` for a request that sent none (an upper-case UUID, as APNs makes).
+        /// Who may push.
+        var authority: ProviderAuthority
+        /// The current time (for provider tokens' age).
+        var now: () -> Date
+        /// Applies a push. Calls its completion with what APNs would answer on the service thread — at once,
+        /// or later when the change waits for the store.
+        var applyPush: (Push, @escaping (PushResult) -> Void) -> Void
+        /// Records a push refused before it had a payload, with its body as `text`.
+        var inspectRefusal: (_ text: String, Push, PushResult) -> Void
+        /// A new UUID (upper-case, as APNs makes) for a request that sent no `apns-id`, and for `apns-unique-id`.
         var newApnsId: () -> String
     }
 
@@ -38,35 +59,46 @@ struct PushEndpoint {
     func register(on router: inout Router, context: Context) {
         router.add([.post], "/3/device/{token}") { request, responder in push(request, context: context, responder: responder) }
         router.onMiss(under: "/3") { request, miss in
-            let apnsId = request.headers["apns-id"] ?? context.newApnsId()
-            let rejection = miss == .notFound
-                ? PushRejection(status: 404, reason: "BadPath", detail: "the path is /3/device/{pushToken}")
-                : PushRejection(status: 405, reason: "MethodNotAllowed", detail: "use POST")
-            return Self.response(PushResult(rejection, apnsId: apnsId))
+            Self.miss(request, miss, idHeader: "apns-id", path: "/3/device/{pushToken}", newId: context.newApnsId)
         }
     }
 
-    /// Answers one push: checks the headers and the role, then the body, then applies it.
+    /// The APNs-shaped 404 `BadPath` / 405 `MethodNotAllowed` for a path under one of APNs's prefixes.
+    static func miss(_ request: HTTPRequest, _ miss: Router.Miss, idHeader: String, path: String, newId: () -> String) -> HTTPResponse {
+        let id = request.headers[idHeader].flatMap { APNsHeaderChecks.isUUID($0) ? $0 : nil } ?? newId()
+        let rejection: PushRejection
+        switch miss {
+        case .notFound:
+            rejection = PushRejection(status: 404, reason: "BadPath", detail: "the path is \(path)")
+        case .methodNotAllowed(let allowed):
+            rejection = PushRejection(status: 405, reason: "MethodNotAllowed", detail: "use \(HTTPMethod.list(allowed.subtracting([.head])))")
+        }
+        return APNsHeaderChecks.response(PushResult(rejection, apnsId: id), idHeader: idHeader, uniqueID: nil)
+    }
+
+    /// Answers one push: checks the headers and the provider, then the body, then applies it.
     /// - Parameters:
     ///   - request: a POST whose `parameters["token"]` is the device (or push-to-start) token.
     ///   - context: the server's side.
     ///   - responder: answered at once for refusals, when `applyPush` completes otherwise.
     func push(_ request: HTTPRequest, context: Context, responder: HTTPResponder) {
-        let apnsId = request.headers["apns-id"] ?? context.newApnsId()
-        let pushToken = request.parameters["token"] ?? ""
-        func refuse(_ status: Int, _ reason: String, _ detail: String) {
-            responder.respond(Self.response(PushResult(PushRejection(status: status, reason: reason, detail: detail), apnsId: apnsId)))
+        let uniqueID = context.newApnsId().lowercased()
+        var push = Push(payload: .null, pushToken: request.parameters["token"] ?? "",
+                        apnsId: request.headers["apns-id"].flatMap { APNsHeaderChecks.isUUID($0) ? $0 : nil } ?? context.newApnsId(),
+                        priority: nil, transport: request.version.transport)
+        func answer(_ result: PushResult) {
+            responder.respond(APNsHeaderChecks.response(result, uniqueID: uniqueID))
         }
-        guard request.headers["apns-push-type"] == "liveactivity" else {
-            return refuse(400, "InvalidPushType", "this server previews Live Activities: send apns-push-type: liveactivity")
-        }
-        guard context.access.role(presenting: request.presentedToken) == .controller else {
-            return refuse(403, "InvalidProviderToken", "send the controller token as authorization: bearer …")
-        }
-        let priorityText = request.headers["apns-priority"]
-        let priority = priorityText.flatMap { Int($0) }
-        if priorityText != nil, ![1, 5, 10].contains(priority ?? 0) {
-            return refuse(400, "BadPriority", "apns-priority must be 1, 5 or 10")
+        do throws(PushRejection) {
+            try APNsHeaderChecks.pushType(request)
+            _ = try APNsHeaderChecks.messageID(request)
+            let grant = try context.authority.authorize(request, now: context.now())
+            _ = try APNsHeaderChecks.topic(request, grant: grant)
+            push.priority = try APNsHeaderChecks.priority(request)
+            _ = try APNsHeaderChecks.expiration(request)
+            try APNsHeaderChecks.collapseID(request)
+        } catch {
+            return answer(PushResult(error, apnsId: push.apnsId))
         }
         let body = request.body
         let rejection: PushRejection
@@ -77,43 +109,17 @@ struct PushEndpoint {
                                       detail: "Live Activity payloads may be at most \(maximumBytes) bytes")
         } else {
             do {
-                let payload = try JSONValue.parse(body)
-                context.applyPush(payload, pushToken, apnsId, priority) { result in responder.respond(Self.response(result)) }
+                push.payload = try JSONValue.parse(body)
+                context.applyPush(push) { result in answer(result) }
                 return
             } catch {
                 rejection = PushRejection(status: 400, reason: "BadPayload", detail: error.message)
             }
         }
         // Refused before there is a payload: the inspector shows the body as text.
-        let result = PushResult(rejection, apnsId: apnsId)
+        let result = PushResult(rejection, apnsId: push.apnsId)
         let text = body.count > maximumBytes ? "(more than \(maximumBytes) bytes)" : String(decoding: body, as: UTF8.self)
-        context.inspectRefusal(text, pushToken, result, priority)
-        responder.respond(Self.response(result))
+        context.inspectRefusal(text, push, result)
+        answer(result)
     }
-
-    /// A push answer the way APNs writes it: the status, `apns-id`, our `liveactivity-*` headers, and for a
-    /// refusal `{"reason": …, "detail": …}`.
-    static func response(_ result: PushResult) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = [("apns-id", result.apnsId)]
-        if let verdict = result.verdict { headers.append(("liveactivity-verdict", verdict)) }
-        if let detail = result.detail { headers.append(("liveactivity-detail", detail)) }
-        if let activityId = result.activityId { headers.append(("liveactivity-activity-id", activityId)) }
-        if let cause = result.cause { headers.append(("liveactivity-cause", cause)) }
-        if let warning = result.warning { headers.append(("liveactivity-warning", warning)) }
-        var body: [UInt8] = []
-        if result.status != 200 {
-            var object: [String: JSONValue] = ["reason": .string(result.reason ?? "BadRequest")]
-            if let detail = result.detail { object["detail"] = .string(detail) }
-            body = Array((try? Self.bodyEncoder.encode(JSONValue.object(object))) ?? Data())
-        }
-        return .json(HTTPStatus(result.status), body, headers: headers)
-    }
-
-    /// Encodes refusal bodies with sorted keys (`{"detail":…,"reason":…}`), so the same refusal always reads
-    /// the same (a dictionary's own order changes from run to run).
-    private static let bodyEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
 }

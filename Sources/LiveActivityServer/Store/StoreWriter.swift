@@ -31,6 +31,15 @@ final class StoreWriter: @unchecked Sendable {
         case submission(ChangePipeline.Submission)
         case save([Share])
         case relay(@Sendable () -> Void)
+        case channel(ChannelChange, @Sendable ((any Error)?) -> Void)
+    }
+
+    /// A change to the kept broadcast channels.
+    enum ChannelChange: Sendable {
+        /// Keep a new channel.
+        case save(BroadcastChannel)
+        /// Forget the channel with this ID.
+        case delete(String)
     }
 
     private let store: any ActivityStore
@@ -99,6 +108,12 @@ final class StoreWriter: @unchecked Sendable {
     func save(_ shares: [Share]) {
         guard !shares.isEmpty else { return }
         enqueue([.save(shares)])
+    }
+
+    /// Keeps or forgets a broadcast channel after everything queued before; `done` is called with nil or the
+    /// store's error, on the store thread (or, for a synchronous store, before this returns).
+    func change(_ change: ChannelChange, done: @escaping @Sendable ((any Error)?) -> Void) {
+        enqueue([.channel(change, done)])
     }
 
     /// Runs `job` on the store thread once everything queued before has been reported: what it hands to
@@ -190,6 +205,18 @@ final class StoreWriter: @unchecked Sendable {
             case .relay(let job):
                 flush()
                 job()
+            case .channel(let change, let done):
+                flush()
+                do {
+                    switch change {
+                    case .save(let channel): try store.save(channel)
+                    case .delete(let id): try store.deleteChannel(id: id)
+                    }
+                    done(nil)
+                } catch {
+                    logger.error("could not record a channel change", ["error": "\(error)"])
+                    done(error)
+                }
             }
         }
         flush()

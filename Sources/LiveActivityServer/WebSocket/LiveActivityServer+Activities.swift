@@ -77,7 +77,12 @@ extension LiveActivityServer {
         }
         let now = clock()
         answeredLater = true
+        let registry = channels
         change({ center in
+            if case .start(let start) = command, let channel = start.channelId, registry.channels[channel] == nil {
+                throw ProtocolError(.invalidField, field: "channelId",
+                                    message: "channelId: \(channel) is not a registered channel (create one with POST /1/apps/{bundleId}/channels)")
+            }
             let outcome = try center.apply(command, now: now, newID: { UUID().uuidString })
             return (outcome, outcome.events)
         }) { [self] result in
@@ -122,16 +127,17 @@ extension LiveActivityServer {
     ///   - pushToken: the token it is addressed to.
     ///   - apnsId: the `apns-id` to answer with.
     ///   - priority: the `apns-priority` (1, 5, 10; `nil` = 10), for the inspector's budget emulation.
-    ///   - transport: `http` or `websocket`, and the WebSocket `requestId`, for the inspector.
+    ///   - transport: `http`, `http2` or `websocket`, and the WebSocket `requestId`, for the inspector.
     ///   - completion: what APNs would answer and what the device would do; called once, on the service
     ///     thread, when the push is durable or refused (at once for a store in memory).
     func applyPush(payload: JSONValue, pushToken: String, apnsId: String, priority: Int? = nil,
                    transport: String = "http", requestId: JSONValue? = nil, completion: @escaping (PushResult) -> Void) {
         let now = clock()
+        let registry = channels
         change({ [pushToStartToken] center in
             let push = try APNsPush.parse(payload)
             let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
-                                               newID: { UUID().uuidString })
+                                               isChannelRegistered: { registry.channels[$0] != nil }, newID: { UUID().uuidString })
             return (outcome, outcome.events)
         }) { [self] outcome in
             let result: PushResult
