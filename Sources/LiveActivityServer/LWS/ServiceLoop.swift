@@ -78,6 +78,10 @@ extension LiveActivityServer {
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
             info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
             info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
+            // ALPN offers HTTP/1.1 only: over HTTP/2, lws 4.1 drops header names it does not know, so an APNs
+            // client that negotiated h2 here (curl does by default) lost its apns-* headers and every push was
+            // refused. HTTP/2 pushes go to --apns-port (libnghttp2), which reads every header.
+            info.alpn = UnsafePointer(resources.keep("http/1.1"))
         }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)

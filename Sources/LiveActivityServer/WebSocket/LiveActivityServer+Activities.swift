@@ -14,7 +14,7 @@ extension LiveActivityServer {
         let command: ClientMessage.Command
         switch message.command {
         case _ where session.scope != nil:
-            send(.error(requestId: nil, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
+            send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
             return
         case .failure(let error):
             send(.error(requestId: message.requestId, error), to: session)
