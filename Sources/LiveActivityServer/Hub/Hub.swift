@@ -167,6 +167,7 @@ final class Hub {
     ///   frames up to now); otherwise drop it (a client too slow to take it, a protocol error).
     func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
         guard session.closing == nil else { return [] }
+        session.lagAtClose = lag(of: session)
         session.closing = Session.Closing(code: code, reason: reason)
         session.pendingTick = nil
         stopWatching(session)

@@ -98,7 +98,7 @@ extension LiveActivityServer {
                 lws_callback_on_writable_all_protocol(runtime.context, runtime.webSocketProtocol)
             case .closeSoon(let session):
                 if session.closing?.code == .tryAgainLater {
-                    logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(hub.lag(of: session))"])
+                    logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.lagAtClose)"])
                 }
                 guard let wsi = session.connection?.wsi else { continue }
                 lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
