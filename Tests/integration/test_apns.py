@@ -447,3 +447,12 @@ def test_keep_alive_pushes_on_one_connection_leave_the_server_serving(server):
             health = await asyncio.to_thread(_get, server.url + "/healthz")
             assert health, health
     run(body())
+
+
+def test_an_empty_apns_id_is_refused_as_on_the_apns_port(server):
+    """`apns-id:` present and empty is BadMessageId on the main port too (it was taken as absent there, while
+    the HTTP/2 port refused it): both ports judge the same request alike."""
+    token = push_to_start_token(server)
+    result = http_push(server.url, token, {"aps": {"timestamp": 1, "event": "start"}}, headers={"apns-id": ""})
+    assert result.status == 400, result
+    assert json.loads(result.body)["reason"] == "BadMessageId", result

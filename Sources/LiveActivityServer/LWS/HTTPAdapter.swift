@@ -286,10 +286,12 @@ final class HTTPAdapter {
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// A header lws does not know by name (`apns-push-type`), trimmed, or nil (absent, or 1,024 bytes or more).
+    /// A header lws does not know by name (`apns-push-type`), trimmed: `""` when it is present and empty (as
+    /// the HTTP/2 port sees it, so both ports judge `apns-id:` alike), nil when absent or 1,024 bytes or more.
     private static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
         let key = name + ":"
         let length = Int(lws_hdr_custom_length(wsi, key, Int32(key.utf8.count)))
+        if length == 0 { return "" }
         guard length > 0, length < 1024 else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, Int32(key.utf8.count)) >= 0 else { return nil }
