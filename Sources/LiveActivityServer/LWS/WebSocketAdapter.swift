@@ -50,7 +50,8 @@ extension LiveActivityServer {
     /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits.
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let session = session(in: sessionData) else { return -1 }
+        // No session (not established yet, or already closed): nothing to write, as before this adapter.
+        guard let session = session(in: sessionData) else { return 0 }
         return session._withUnsafeGuaranteedRef { session in
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
