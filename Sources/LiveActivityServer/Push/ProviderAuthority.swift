@@ -54,7 +54,7 @@ struct ProviderAuthority: Sendable {
     ///   naming what is wrong.
     func authorize(_ request: HTTPRequest, now: Date) throws(PushRejection) -> Grant {
         let bearer: String?
-        if let authorization = request.headers["authorization"] {
+        if request.headers["authorization"] != nil {
             guard let token = request.bearerToken, !token.isEmpty else {
                 throw ProviderToken.invalid("authorization: expected \"bearer <provider token>\", got a value without the bearer scheme")
             }
