@@ -70,8 +70,12 @@ struct HTTPRequest: Sendable {
     }
 
     /// The token of an `Authorization: Bearer …` header (RFC 6750 §2.1; the scheme in any case), or nil.
-    var bearerToken: String? {
-        guard let authorization = headers["authorization"] else { return nil }
+    var bearerToken: String? { Self.bearer(headers["authorization"]) }
+
+    /// The token of an `Authorization` value (`Bearer abc` → `abc`; the scheme in any case), or nil. Shared with
+    /// the WebSocket handshake (``UpgradeRequest``).
+    static func bearer(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1]).trimmingCharacters(in: .whitespaces)

@@ -114,7 +114,7 @@ extension LiveActivityServer {
     private func upgradeRequest(_ wsi: OpaquePointer) -> UpgradeRequest {
         UpgradeRequest(path: header(wsi, WSI_TOKEN_GET_URI) ?? "", origin: header(wsi, WSI_TOKEN_ORIGIN),
                        host: header(wsi, WSI_TOKEN_HOST),
-                       token: UpgradeRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token"),
+                       token: HTTPRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token"),
                        shareToken: queryArgument(wsi, "share"), since: queryArgument(wsi, "since").flatMap(UInt64.init),
                        log: queryArgument(wsi, "log"))
     }
@@ -131,11 +131,6 @@ extension LiveActivityServer {
         let frame = Frame(Array(response.utf8))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
         return 1
-    }
-
-    /// The token a client presents: `Authorization: Bearer …` (scripts) or `?token=` (browsers).
-    func presentedToken(_ wsi: OpaquePointer) -> String? {
-        UpgradeRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token")
     }
 
     /// The value of `name` in the request's query string (`?since=12`), URL-decoded, or nil.
