@@ -64,6 +64,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     let metrics = ServerMetrics()
     /// Share links, live and recently ended (see Shares/ShareLinks.swift).
     let shareLinks: ShareLinks
+    /// What share links see of the server (Shares/LiveActivityServer+Shares.swift), made once.
+    lazy var shareLinksContext: ShareLinks.Context = makeShareLinksContext()
     /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
     let providerAuthority: ProviderAuthority
     /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).

@@ -5,7 +5,8 @@ import LiveActivityCore
 /// with the server as their context, and the closing of a share's viewers. Service thread only.
 extension LiveActivityServer {
     /// What share links see of the server: the clock, the activities, the store and the viewers' sessions.
-    var shareLinksContext: ShareLinks.Context {
+    /// Built once (``LiveActivityServer/shareLinksContext``): share expiry runs with every broadcast and tick.
+    func makeShareLinksContext() -> ShareLinks.Context {
         ShareLinks.Context(
             now: { [unowned self] in clock() },
             access: configuration.access,
