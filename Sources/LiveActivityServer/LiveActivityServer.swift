@@ -26,6 +26,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
     let serviceThread = Locked<pthread_t?>(nil)
+    /// {lock} the service thread's handle, joined by ``waitUntilStopped()``.
+    let serviceThreadHandle = Locked<JoinableThread?>(nil)
 
     /// Whether the caller runs on the service thread (for preconditions and tests).
     var isOnServiceThread: Bool {
@@ -140,9 +142,9 @@ public final class LiveActivityServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
         }
-        let thread = Thread { [self] in runServiceLoop() }
-        thread.name = "lws-service"
-        thread.start()
+        let thread = JoinableThread(name: "lws-service") { [self] in runServiceLoop() }
+        serviceThreadHandle.withLock { $0 = thread }
+        guard thread.start() else { throw ServerError("cannot start the service thread") }
         started.wait()
         let port = try startupResult.withLock { $0! }.get()
         if let apnsPort = configuration.apns.port {
@@ -193,6 +195,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func waitUntilStopped() {
         finished.wait()
         finished.signal()
+        // Joined, not only signalled: the thread's OpenSSL state must be freed before the process exits.
+        serviceThreadHandle.withLock { $0 }?.join()
         apnsListener.withLock { $0 }?.waitUntilStopped()
     }
 }

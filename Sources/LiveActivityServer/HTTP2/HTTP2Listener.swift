@@ -34,6 +34,8 @@ final class HTTP2Listener: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     /// {lock} whether the thread was started.
     private let running = Locked(false)
+    /// {lock} the thread, joined by ``waitUntilStopped()``.
+    private let thread = Locked<JoinableThread?>(nil)
 
     // Listener thread only.
     private var connections: [UInt64: HTTP2Connection] = [:]
@@ -75,8 +77,8 @@ final class HTTP2Listener: @unchecked Sendable {
     /// Starts the listener's thread.
     func start() {
         running.withLock { $0 = true }
-        let thread = Thread { [self] in run() }
-        thread.name = "apns-http2"
+        let thread = JoinableThread(name: "apns-http2") { [self] in run() }
+        self.thread.withLock { $0 = thread }
         thread.start()
     }
 
@@ -91,6 +93,8 @@ final class HTTP2Listener: @unchecked Sendable {
         guard running.withLock({ $0 }) else { return }
         exited.wait()
         exited.signal()
+        // Joined, not only signalled: the thread's OpenSSL state must be freed before the process exits.
+        thread.withLock { $0 }?.join()
     }
 
     /// Queues the answer for a stream and wakes the thread. Any thread.
