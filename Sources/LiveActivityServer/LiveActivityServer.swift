@@ -1,4 +1,5 @@
 import Foundation
+import LWSSupport
 import LiveActivityCore
 import LiveActivityImages
 import Synchronization

@@ -1,5 +1,4 @@
 import Foundation
-import LiveActivityCore
 
 /// A POSIX thread that can be joined: ``join()`` returns only once the thread has fully ended, its
 /// thread-specific data destructors included.
@@ -9,14 +8,16 @@ import LiveActivityCore
 /// thread's OpenSSL state: a double free that AddressSanitizer reports. Threads that use OpenSSL (the
 /// libwebsockets service thread, the APNs HTTP/2 thread) are therefore joined before the server reports it
 /// has stopped. See pthread_create(3) and pthread_join(3).
-final class JoinableThread: @unchecked Sendable {
+public final class JoinableThread: @unchecked Sendable {
     /// Dropped once run, so that an owner holding this thread and captured by `body` is no cycle.
     private var body: (() -> Void)?
     private let name: String
-    private let handle = Locked<pthread_t?>(nil)
+    private let lock = NSLock()
+    /// {lock} the running thread, until joined.
+    private var handle: pthread_t?
 
     /// Prepares a thread named `name` that will run `body`.
-    init(name: String, _ body: @escaping () -> Void) {
+    public init(name: String, _ body: @escaping () -> Void) {
         self.name = name
         self.body = body
     }
@@ -24,7 +25,7 @@ final class JoinableThread: @unchecked Sendable {
     /// Starts the thread. Call once.
     /// - Returns: `false` if the system could not create a thread (`pthread_create` failed); `body` then never runs.
     @discardableResult
-    func start() -> Bool {
+    public func start() -> Bool {
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { argument in
@@ -39,16 +40,16 @@ final class JoinableThread: @unchecked Sendable {
             box.release()
             return false
         }
-        handle.withLock { $0 = thread }
+        lock.withLock { handle = thread }
         return true
     }
 
     /// Blocks until the thread has ended, destructors included. Returns at once if it never started or was
     /// already joined; safe to call from several threads, but never from the thread itself.
-    func join() {
-        guard let thread = handle.withLock({ state -> pthread_t? in
-            defer { state = nil }
-            return state
+    public func join() {
+        guard let thread = lock.withLock({ () -> pthread_t? in
+            defer { handle = nil }
+            return handle
         }) else { return }
         pthread_join(thread, nil)
     }
