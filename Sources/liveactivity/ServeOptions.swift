@@ -25,7 +25,7 @@ struct ServeOptions {
 
     Storage
       --data-dir DIR          where the SQLite store lives (default ./data; env LIVEACTIVITY_DATA_DIR)
-      --memory                keep everything in memory only (nothing survives a restart)
+      --memory                keep everything in memory only (nothing survives a restart; not with --data-dir)
       --cluster redis://HOST:PORT[/DB]
                               share activities and events with other instances through Redis
                               (env LIVEACTIVITY_REDIS_URL); replaces the SQLite store
@@ -104,6 +104,8 @@ struct ServeOptions {
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var publicPath: String?
         var imageCachePath: String?
+        /// Whether --data-dir was given on the command line (the environment's default may meet --memory).
+        var dataDirectoryGiven = false
 
         var list = ArgumentList(arguments)
         while let argument = try list.nextOption() {
@@ -121,7 +123,9 @@ struct ServeOptions {
                     throw UsageError("--allowed-origin must look like https://example.com, got \"\(origin)\"")
                 }
                 options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
-            case "--data-dir": options.dataPath = try list.value(for: argument)
+            case "--data-dir":
+                options.dataPath = try list.value(for: argument)
+                dataDirectoryGiven = true
             case "--memory": options.inMemory = try list.flag(argument)
             case "--cluster": options.clusterURL = try list.value(for: argument)
             case "--image-cache": imageCachePath = try list.value(for: argument)
@@ -169,6 +173,9 @@ struct ServeOptions {
             case "-h", "--help": return nil
             default: throw UsageError("unknown option \"\(argument)\"")
             }
+        }
+        if options.inMemory && dataDirectoryGiven {
+            throw UsageError("--memory and --data-dir cannot be used together: --memory writes nothing to disk (use --image-cache DIR for thumbnails)")
         }
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw UsageError("--port must be a number from 0 to 65535, got \"\(portText)\"")
