@@ -70,7 +70,7 @@ public struct APNsPush: Sendable {
             }
             guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
             guard timestamp >= 0, timestamp <= maximumTimestamp else {
-                throw ProtocolError.invalid("aps.timestamp", "expected Unix seconds from 0 to 2^53, got \(timestamp)"
+                throw ProtocolError.invalid("aps.timestamp", "expected Unix seconds from 0 to 2^53, got \(timestamp.jsonText)"
                                             + (timestamp < 0 ? " (before 1970)" : " (beyond what a Double orders exactly)"))
             }
             var push = APNsPush(event: event, timestamp: timestamp)
@@ -87,7 +87,7 @@ public struct APNsPush: Sendable {
                 push.inputPushChannel = channel
             }
             if let token = try aps.number("input-push-token") {
-                guard token == 0 || token == 1 else { throw ProtocolError.invalid("aps.input-push-token", "expected 1 (or 0), got \(token)") }
+                guard token == 0 || token == 1 else { throw ProtocolError.invalid("aps.input-push-token", "expected 1 (or 0), got \(token.jsonText)") }
                 push.inputPushToken = Int(token)
             }
             if let alert = try aps.object("alert") {
