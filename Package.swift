@@ -28,22 +28,33 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // C: OpenSSL libcrypto from Debian (libssl-dev): SHA-256 and secure random bytes.
+        // C: OpenSSL from Debian (libssl-dev): SHA-256, secure random bytes, ES256 checks of APNs provider
+        // tokens (libcrypto) and TLS for the APNs listener (libssl).
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
+            pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // C: libcurl from Debian (libcurl4-openssl-dev): fetching remote images.
+        // C: libnghttp2 from Debian (libnghttp2-dev): HTTP/2 for the APNs listener (`serve --apns-port`).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        // C: libcurl (libcurl.so.4, Debian libcurl4): fetching remote images. Not linked: opened with dlopen
+        // when thumbnails are turned on, so servers without them don't map libcurl and its dependencies
+        // (Sources/CCurl/shim.h). No pkgConfig, which would add -lcurl; the headers (types and constants)
+        // come from libcurl4-openssl-dev, which the provider hint installs (Deploy/setup-debian.sh, Containerfile).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // C: libvips from Debian (libvips-dev): decoding, fitting and encoding thumbnails.
+        // C: libvips (libvips.so.42, Debian libvips42): decoding, fitting and encoding thumbnails. Not linked:
+        // opened with dlopen when thumbnails are turned on (Sources/CVips/shim.h declares what it calls, so no
+        // headers are compiled). No pkgConfig, which would add -lvips; the provider hint keeps libvips-dev
+        // (the reference headers, and libvips42 in the build stage for Deploy/runtime-packages.sh).
         .systemLibrary(
             name: "CVips",
-            pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
         // C: hiredis from Debian (libhiredis-dev): the Redis client for clustering.
@@ -95,8 +106,11 @@ let package = Package(
         .target(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
-                           "LWSSupport", "CZlib"],
-            swiftSettings: swiftSettings
+                           "CNghttp2", "LWSSupport", "CZlib"],
+            // Release builds skip the run-time exclusivity checks (SE-0176) in this target only: its state lives on
+            // the one service thread (checked by ServiceBound in debug builds, which keep the checks), and the
+            // checks cost a call per class-property access on the write path (BENCHMARKS.md, profile).
+            swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // Script client: the protocol over a libwebsockets client connection.
         .target(

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepare a Debian 12 machine to build and test LiveActivityServer.
 #
-#  - installs the system packages (C libraries for the Swift build, Chromium + ChromeDriver for the
-#    browser tests, python3 + venv),
+#  - installs the system packages (C libraries for the Swift build, Chromium + ChromeDriver, WebKitGTK's
+#    WebDriver + Xvfb and Firefox ESR for the browser tests, python3 + venv),
 #  - checks that the Swift toolchain is reachable,
 #  - creates the Python virtualenv `.venv` at the repository root with Tests/integration/requirements.txt.
 #
@@ -29,10 +29,12 @@ fi
 
 # --- system packages ---------------------------------------------------------------------------------
 # Build: pkg-config + the -dev packages Package.swift links through pkg-config.
-BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libcurl4-openssl-dev libvips-dev)
+BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libvips-dev)
 # Tests: headless Chromium + matching ChromeDriver (same Debian source, so versions always match),
-# fonts so screenshots render text, and Python with venv.
-TEST_PKGS=(chromium chromium-driver fonts-liberation fonts-dejavu-core python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils)
+# WebKit (webkit2gtk-driver: WebKitWebDriver + MiniBrowser, run on an Xvfb display) and Firefox (firefox-esr,
+# driven over its own WebDriver BiDi) for Tests/integration/test_engines.py, fonts so screenshots render text,
+# and Python with venv.
+TEST_PKGS=(chromium chromium-driver webkit2gtk-driver xvfb firefox-esr fonts-liberation fonts-dejavu-core python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils)
 # Plus every `.apt([...])` provider that Package.swift's system-library targets declare, so a C library the
 # package starts to use is installed without editing this script.
 PROVIDER_PKGS=()

@@ -37,6 +37,9 @@ bash Tests/bench/ci-smoke.sh
 step "fuzz the message decoder and the lifecycle (libFuzzer, 60 s on the checked-in corpus)"
 FUZZ_STRICT_ROLLBACK=1 bash Fuzz/run.sh 60
 
+step "fuzz the APNs port's HTTP/2 request parser (libFuzzer + libnghttp2, 20 s on the checked-in corpus)"
+bash Fuzz/run-http2.sh 20
+
 step "integration tests under AddressSanitizer and ThreadSanitizer (fails on any sanitizer report)"
 # Timing-sensitive tests may be slow under the sanitizers; what this step judges is the sanitizers' reports.
 SANITIZER_REPORTS_ONLY=1 bash Tests/sanitizers.sh

@@ -7,6 +7,8 @@ import { View } from "./view.js";
 import { EmojiKind } from "./kinds/emoji.js";
 import { SharesPanel } from "./shares.js";
 import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
+import { Liveness } from "./liveness.js";
+import { HistoryPanel } from "./history.js";
 
 /** How long to wait for the server's first answer before hinting that something is wrong, in ms. */
 const SNAPSHOT_HINT_MS = 3000;
@@ -23,27 +25,42 @@ const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message)
   (text) => view.showError(text), () => store.serverNow(Date.now()));
 const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
 const shares = new SharesPanel((message) => send(message));
+const historyPanel = new HistoryPanel((message) => send(message));
 const baseUrl = socketUrl(location);
 let nextRequestId = 1;
 let hintTimer = 0;
 /** The server has answered this connection (snapshot, caughtUp, hello or unauthorized). */
 let answered = false;
 let hintShown = false;
+/** The History panel has asked for the newest workouts on this connection. */
+let historyAsked = false;
 /** requestId of the `hello` carrying the current token, to tell a rejected token from a missing one. */
 let helloRequestId = null;
+
+// A connection that goes silent for a few heartbeat intervals, or leaves a check unanswered, is dropped and
+// resumed with `since` like any other (docs/PROTOCOL.md, `heartbeat`).
+const liveness = new Liveness({
+  onDead: (reason) => socket.restart(reason.kind),
+  probe: () => sendProbe(),
+  onInterval: (seconds) => view.renderHeartbeat(seconds),
+  visible: () => document.visibilityState === "visible",
+});
 
 // The first connection asks for a snapshot; every later one resumes after the last applied event.
 const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, store.logId), {
   onState: (state, detail) => {
     clearTimeout(hintTimer);
     answered = false;
+    historyAsked = false;
     helloRequestId = null;
     if (state !== "open") {
+      liveness.closed();
       store.resetRole();
       view.renderRole(null);
     }
     view.renderStatus(state, detail);
     if (state !== "open") return;
+    liveness.opened();
     store.connectionOpened();
     // Browsers cannot set headers on a WebSocket: the token goes in a `hello` on every connect.
     sayHello();
@@ -54,6 +71,7 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     }, SNAPSHOT_HINT_MS);
   },
   onMessage: (message, receivedAtMs) => {
+    liveness.heard(message, receivedAtMs);
     const result = store.apply(message, receivedAtMs);
     if (message.type === "snapshot" || message.type === "caughtUp" || message.type === "hello") {
       answered = true;
@@ -65,6 +83,11 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     if (result.changed) emojiKind.render(store.ordered());
     if (result.changed) shares.renderActivities(store.ordered());
     shares.apply(message);
+    historyPanel.apply(message);
+    if (!historyAsked && (message.type === "snapshot" || message.type === "caughtUp")) {
+      historyAsked = true; // watching is allowed now: what ended while away shows up
+      historyPanel.refresh();
+    }
     if (result.error) onError(result.error);
     if (result.alert) view.showAlert(result.alert, message.activity);
     if (result.resync) send({ type: "list" });
@@ -91,6 +114,18 @@ function request(message) {
   if (send(message)) return true;
   view.showError("Not connected to the server. Reconnecting…");
   return false;
+}
+
+/**
+ * Asks the server for an answer to check the connection: a `catchUp` from the last applied event (it replays
+ * what this page may have missed, then `caughtUp`), or a `list` before the first snapshot.
+ * @returns {string|null} the request's requestId (its reply answers the check), or null when not sent.
+ */
+function sendProbe() {
+  if (store.sequence === null) return send({ type: "list" });
+  const message = { type: "catchUp", since: store.sequence };
+  if (store.logId) message.log = store.logId;
+  return send(message);
 }
 
 /** Presents the remembered token, if any. */
@@ -159,6 +194,17 @@ view.bind("token", (token) => {
   if (socket.isOpen) sayHello();
 });
 
+// Check the connection at once when it is likely to have died: the network came back, the tab came back,
+// or the page's timers jumped (liveness.js notices that by itself).
+window.addEventListener("online", () => {
+  if (socket.isOpen) liveness.check("online");
+  else socket.retryNow();
+});
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") liveness.check("visible");
+});
+
+/** Redraws the countdowns on every animation frame. */
 function frame() {
   view.renderClock(store.serverNow(Date.now()));
   requestAnimationFrame(frame);

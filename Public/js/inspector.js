@@ -6,6 +6,7 @@ import { ReconnectingSocket, socketUrl, tokenFromLocation } from "./socket.js";
 import { TokenKeeper, sessionStore } from "./token.js";
 import { VERDICT_LABELS, clockTime, copyText, matches, pretty, recordTitle, shortId } from "./inspector-format.js";
 import { Timeline } from "./inspector-timeline.js";
+import { Liveness } from "./liveness.js";
 
 const MAX_ROWS = 500;
 const $ = (id) => document.getElementById(id);
@@ -27,10 +28,18 @@ const timeline = new Timeline({
   output: $("scrub-time"), list: $("timeline-events"), lock: $("frame-lock"), island: $("frame-island"),
 }, () => tokens.current);
 
+/** @returns {{activity: string, verdict: string, pushesOnly: boolean}} the filters' current values. */
 function filters() {
   return { activity: filterActivity.value, verdict: filterVerdict.value, pushesOnly: filterPushes.checked };
 }
 
+/**
+ * Creates an element.
+ * @param {string} tag
+ * @param {string} [className]
+ * @param {string} [text] its textContent (never markup).
+ * @returns {HTMLElement}
+ */
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -38,18 +47,37 @@ function el(tag, className, text) {
   return node;
 }
 
+/**
+ * A titled part of a record's details.
+ * @param {string} title
+ * @param {Node} body
+ * @returns {HTMLElement}
+ */
 function section(title, body) {
   const box = el("section", "detail-section");
   box.append(el("h3", "", title), body);
   return box;
 }
 
+/**
+ * A value as pretty JSON in a <pre> that the keyboard can reach (it may scroll).
+ * @param {*} value
+ * @param {string} className
+ * @returns {HTMLElement}
+ */
 function pre(value, className) {
   const node = el("pre", className, pretty(value));
   node.tabIndex = 0; // scrollable regions must be reachable by keyboard
   return node;
 }
 
+/**
+ * A table with column headers.
+ * @param {string[]} headers
+ * @param {(string|Node)[][]} rows cells as text or nodes.
+ * @param {string} [caption] for screen readers.
+ * @returns {HTMLTableElement}
+ */
 function table(headers, rows, caption) {
   const t = el("table", "detail-table");
   if (caption) t.append(el("caption", "visually-hidden", caption));
@@ -76,6 +104,11 @@ function table(headers, rows, caption) {
   return t;
 }
 
+/**
+ * The date lens: every date of a payload read three ways, with warnings.
+ * @param {object[]} dates the record's `dates`.
+ * @returns {HTMLElement}
+ */
 function datesTable(dates) {
   if (!dates?.length) return el("p", "muted", "No dates in this payload.");
   const fmt = (n) => (typeof n === "number" ? String(Math.round(n * 1000) / 1000) : "—");
@@ -88,6 +121,11 @@ function datesTable(dates) {
   }), "Dates in the payload, three ways");
 }
 
+/**
+ * What an applied change changed (or that it changed nothing).
+ * @param {object} record an inspection record.
+ * @returns {HTMLElement}
+ */
 function diffView(record) {
   if (record.noOp) return el("p", "noop", "No-op update: the content is exactly the same and there is no alert. It costs budget and changes nothing.");
   if (!record.diff) return el("p", "muted", record.verdict === "applied" ? "New activity (nothing to compare with)." : "Nothing changed.");
@@ -96,6 +134,11 @@ function diffView(record) {
     c.after === undefined ? "(removed)" : JSON.stringify(c.after)]), "What changed");
 }
 
+/**
+ * Copies text to the clipboard and says so on the button for a moment.
+ * @param {string} text
+ * @param {HTMLButtonElement} button
+ */
 async function copy(text, button) {
   let ok = false;
   try {
@@ -113,6 +156,11 @@ async function copy(text, button) {
   setTimeout(() => { button.textContent = button.dataset.label; }, 2000);
 }
 
+/**
+ * A record's details: reason, payload, decoded state, dates, diff, events, and copy-as-curl.
+ * @param {object} record an inspection record.
+ * @returns {HTMLElement}
+ */
 function details(record) {
   const box = el("div", "details");
   box.id = `details-${record.id}`;
@@ -121,6 +169,11 @@ function details(record) {
   if (record.warning) why.append(el("p", "warning", record.warning));
   for (const t of record.throttled || []) why.append(el("p", "throttled", `Would be throttled on a device: ${t}`));
   if (record.noOp) why.append(el("p", "noop", "No-op update"));
+  if (record.channelId) {
+    const reached = record.activityIds || [];
+    why.append(el("p", "channel", `Broadcast to channel ${record.channelId}: reached ${reached.length} `
+      + `${reached.length === 1 ? "activity" : "activities"}${reached.length ? ` (${reached.map(shortId).join(", ")})` : ""}.`));
+  }
   if (record.status && record.source === "push") why.append(el("p", "muted", `APNs would answer HTTP ${record.status}${record.cause && record.status !== 200 ? ` ${record.cause}` : ""}.`));
   if (why.childElementCount) box.append(why);
 
@@ -156,6 +209,11 @@ function details(record) {
   return box;
 }
 
+/**
+ * One list item: a summary button that opens the record's details.
+ * @param {object} record an inspection record.
+ * @returns {HTMLLIElement}
+ */
 function row(record) {
   const li = el("li", `inspection verdict-${record.verdict}`);
   li.dataset.id = String(record.id);
@@ -189,6 +247,11 @@ function row(record) {
   return li;
 }
 
+/**
+ * Offers an activity in the activity filter (once).
+ * @param {string|undefined} id
+ * @param {string} [label]
+ */
 function addActivity(id, label) {
   if (!id || activities.has(id)) return;
   activities.set(id, label || shortId(id));
@@ -197,12 +260,17 @@ function addActivity(id, label) {
   filterActivity.append(option);
 }
 
+/** Says how many records are shown of how many kept. */
 function updateCount() {
   const shown = [...list.children].filter((li) => !li.hidden).length;
   $("count").textContent = `${shown} of ${records.size} shown`;
   $("empty").hidden = records.size > 0;
 }
 
+/**
+ * Adds a record at the top (once), keeping at most MAX_ROWS.
+ * @param {object} record an inspection record.
+ */
 function receive(record) {
   if (records.has(record.id)) return;
   records.set(record.id, record);
@@ -221,6 +289,7 @@ function receive(record) {
   if (record.activityId && record.activityId === filterActivity.value) timeline.refreshSoon();
 }
 
+/** Shows the records the filters let through, and the chosen activity's timeline. */
 function applyFilters() {
   const f = filters();
   for (const li of list.children) li.hidden = !matches(records.get(Number(li.dataset.id)), f);
@@ -232,19 +301,49 @@ for (const control of [filterActivity, filterVerdict, filterPushes]) control.add
 $("filters").addEventListener("submit", (event) => event.preventDefault());
 
 const status = $("status");
+/**
+ * Shows the connection state.
+ * @param {"connecting"|"open"|"closed"} state
+ * @param {string} text
+ */
 function setStatus(state, text) {
   status.dataset.state = state;
   status.textContent = text;
 }
 
 let socket;
+/**
+ * Sends a message when connected.
+ * @param {object} message
+ * @returns {boolean} whether it was sent.
+ */
 function sendJSON(message) {
-  socket?.send(message);
+  return socket?.send(message) ?? false;
 }
+
+/** Checks sent so far (their requestIds are `check-N`). */
+let checks = 0;
+// A connection silent for a few heartbeat intervals, or that does not answer a check (an `inspect` from the
+// last record: not recorded, and idempotent), is dropped and opened again (docs/PROTOCOL.md, `heartbeat`).
+const liveness = new Liveness({
+  onDead: (reason) => socket.restart(reason.kind),
+  probe: () => {
+    const requestId = `check-${++checks}`;
+    return sendJSON({ type: "inspect", requestId, ...(lastId ? { since: lastId } : {}) }) ? requestId : null;
+  },
+  onInterval: (seconds) => { status.dataset.heartbeatSeconds = String(seconds); },
+  visible: () => document.visibilityState === "visible",
+});
+window.addEventListener("online", () => liveness.check("online"));
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") liveness.check("visible");
+});
 
 socket = new ReconnectingSocket(() => socketUrl(window.location), {
   onState(state) {
+    if (state !== "open") liveness.closed();
     if (state === "open") {
+      liveness.opened();
       setStatus("open", "Live");
       if (tokens.current) sendJSON({ type: "hello", requestId: "hello", token: tokens.current });
       sendJSON({ type: "inspect", requestId: "inspect", ...(lastId ? { since: lastId } : {}) });
@@ -254,7 +353,8 @@ socket = new ReconnectingSocket(() => socketUrl(window.location), {
       setStatus("connecting", "Connecting…");
     }
   },
-  onMessage(message) {
+  onMessage(message, receivedAtMs) {
+    liveness.heard(message, receivedAtMs);
     switch (message.type) {
       case "inspection":
         receive(message.inspection);

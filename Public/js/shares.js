@@ -3,7 +3,8 @@
 // Messages: `share`, `shares`, `unshare` (docs/PROTOCOL.md).
 
 import { on, qs, setText } from "./dom.js";
-import { workoutLabel, workoutOf } from "./store.js";
+import { activityTitle } from "./store.js";
+import { parseDateMs } from "./time.js";
 
 /** How often the list (viewer counts) is refreshed while the panel shows, in ms. */
 export const REFRESH_MS = 10000;
@@ -16,6 +17,24 @@ export const REFRESH_MS = 10000;
  */
 export function shareUrl(path, loc) {
   return new URL(path, `${loc.protocol}//${loc.host}`).toString();
+}
+
+/**
+ * How the Sharing panel names an activity: what it shows, when it started, and whether it has ended (an
+ * ended activity stays on screen until dismissed, and a link to it shows its final state).
+ * @param {object} activity
+ * @returns {string} e.g. "Yoga, started 14:03", "🏃 Morning run, ended (started 09:30)", "Yoga, starts at 18:00".
+ */
+export function shareLabel(activity) {
+  const title = activityTitle(activity);
+  const startMs = parseDateMs(activity?.startDate);
+  const time = Number.isFinite(startMs)
+    ? new Date(startMs).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" }) : "";
+  const state = activity?.activityState;
+  if (!time) return state === "ended" ? `${title}, ended` : title;
+  if (state === "ended") return `${title}, ended (started ${time})`;
+  if (state === "pending") return `${title}, starts at ${time}`;
+  return `${title}, started ${time}`;
 }
 
 /** The Sharing panel. */
@@ -78,11 +97,11 @@ export class SharesPanel {
    */
   renderActivities(activities) {
     const selected = this.$activity.value;
-    this._labels = new Map(activities.map((a) => [String(a.id), workoutLabel(workoutOf(a))]));
+    this._labels = new Map(activities.map((a) => [String(a.id), shareLabel(a)]));
     this.$activity.replaceChildren(...activities.map((a) => {
       const option = document.createElement("option");
       option.value = String(a.id);
-      option.textContent = `${workoutLabel(workoutOf(a))} (${String(a.id).slice(0, 8)})`;
+      option.textContent = this._labels.get(String(a.id));
       return option;
     }));
     if (this._labels.has(selected)) this.$activity.value = selected;
@@ -110,6 +129,7 @@ export class SharesPanel {
     this._renderRows(message.shares ?? []);
   }
 
+  /** @private Lists the live share links. */
   _renderRows(shares) {
     this.$empty.hidden = shares.length > 0;
     this.$rows.replaceChildren(...shares.map((share) => {
@@ -120,7 +140,8 @@ export class SharesPanel {
         row.append(td);
         return td;
       };
-      cell(this._labels.get(share.activityId) ?? String(share.activityId).slice(0, 8));
+      const label = this._labels.get(share.activityId) ?? "An activity no longer shown";
+      cell(label);
       cell(new Date(share.expiresAt).toLocaleString());
       cell(String(share.viewers));
       const revoke = document.createElement("button");
@@ -128,7 +149,7 @@ export class SharesPanel {
       revoke.className = "control";
       revoke.dataset.shareId = share.id;
       revoke.textContent = "Revoke";
-      revoke.setAttribute("aria-label", `Revoke the link to ${this._labels.get(share.activityId) ?? "this"} workout`);
+      revoke.setAttribute("aria-label", `Revoke the link to ${label}`);
       cell("").append(revoke);
       return row;
     }));

@@ -1,9 +1,12 @@
-// A WebSocket that reconnects by itself with exponential backoff (0.5 s doubling to 5 s).
+// A WebSocket that reconnects by itself with exponential backoff (0.5 s doubling to 5 s), gives up on a
+// handshake that hangs, and can be told to drop a connection that went silent (liveness.js decides that).
 
 /** First reconnect delay, in ms. */
 export const INITIAL_BACKOFF_MS = 500;
 /** Longest reconnect delay, in ms. */
 export const MAX_BACKOFF_MS = 5000;
+/** Longest wait for a handshake before the attempt is dropped and retried, in ms. */
+export const CONNECT_TIMEOUT_MS = 10000;
 
 /**
  * The endpoint for a page location: `ws://HOST/ws`, or `wss://HOST/ws` when the page came over https.
@@ -59,21 +62,25 @@ export function backoffMs(attempt) {
  * Keeps one JSON WebSocket connection open.
  *
  * Callbacks: `onState(state, detail)` with state "connecting" | "open" | "closed" (detail: `{extensions}` when
- * open, `{retryInMs}` when closed); `onMessage(object, receivedAtMs)` for each JSON text frame.
+ * open, `{retryInMs, reason}` when closed, where reason is "closed", "timeout" (the handshake hung) or what
+ * `restart()` was given); `onMessage(object, receivedAtMs)` for each JSON text frame.
  */
 export class ReconnectingSocket {
   /**
    * @param {string|(() => string)} url ws:// or wss:// endpoint, or a function giving it anew for each attempt
    *   (so a reconnect can resume with `?since=`).
-   * @param {{onState:(state:string, detail:object)=>void, onMessage:(msg:object, receivedAtMs:number)=>void}} callbacks
+   * @param {{onState:(state:string, detail:object)=>void, onMessage:(msg:object, receivedAtMs:number)=>void,
+   *   connectTimeoutMs?: number}} callbacks and options (connectTimeoutMs: CONNECT_TIMEOUT_MS by default).
    */
-  constructor(url, { onState, onMessage }) {
+  constructor(url, { onState, onMessage, connectTimeoutMs = CONNECT_TIMEOUT_MS }) {
     this._url = url;
     this._onState = onState;
     this._onMessage = onMessage;
+    this._connectTimeoutMs = connectTimeoutMs;
     this._ws = null;
     this._attempt = 0;
     this._timer = 0;
+    this._handshakeTimer = 0;
   }
 
   /** Opens the connection (and keeps reopening it after it closes). */
@@ -88,13 +95,18 @@ export class ReconnectingSocket {
       return;
     }
     this._ws = ws;
+    this._handshakeTimer = setTimeout(() => {
+      if (this._ws === ws && ws.readyState === WebSocket.CONNECTING) this.restart("timeout");
+    }, this._connectTimeoutMs);
     ws.addEventListener("open", () => {
+      if (this._ws !== ws) return;
+      clearTimeout(this._handshakeTimer);
       this._attempt = 0;
       this._onState("open", { extensions: ws.extensions, protocol: ws.protocol });
     });
     ws.addEventListener("message", (ev) => {
       const receivedAtMs = Date.now();
-      if (typeof ev.data !== "string") return;
+      if (this._ws !== ws || typeof ev.data !== "string") return;
       let msg;
       try {
         msg = JSON.parse(ev.data);
@@ -105,16 +117,43 @@ export class ReconnectingSocket {
     });
     ws.addEventListener("close", () => {
       if (this._ws !== ws) return;
+      clearTimeout(this._handshakeTimer);
       this._ws = null;
-      this._scheduleReconnect();
+      this._scheduleReconnect("closed");
     });
     // "error" is always followed by "close"; nothing to do here.
   }
 
+  /**
+   * Drops the current connection without waiting for its closing handshake (a dead connection never
+   * completes one; its late events are ignored) and reconnects after the usual backoff.
+   * @param {string} reason passed on to `onState("closed", {reason})`, e.g. "silent".
+   */
+  restart(reason) {
+    const ws = this._ws;
+    if (ws === null) return;
+    this._ws = null;
+    clearTimeout(this._handshakeTimer);
+    try {
+      ws.close();
+    } catch {
+      // already closing
+    }
+    this._scheduleReconnect(reason);
+  }
+
+  /** Reconnects now instead of at the end of the current backoff (e.g. the browser came back online). */
+  retryNow() {
+    if (this._ws !== null) return;
+    clearTimeout(this._timer);
+    this.connect();
+  }
+
   /** @private */
-  _scheduleReconnect() {
+  _scheduleReconnect(reason) {
     const delay = backoffMs(this._attempt++);
-    this._onState("closed", { retryInMs: delay });
+    this._onState("closed", { retryInMs: delay, reason });
+    clearTimeout(this._timer);
     this._timer = setTimeout(() => this.connect(), delay);
   }
 

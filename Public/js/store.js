@@ -31,6 +31,21 @@ export function workoutLabel(workout) {
 }
 
 /**
+ * What an activity shows as its name: an emoji activity's emoji and own name ("🏃 Morning run"), a workout's
+ * kind of workout ("Yoga").
+ * @param {object} activity
+ * @returns {string}
+ */
+export function activityTitle(activity) {
+  if (activity?.attributesType === "emoji") {
+    const name = String(activity.attributes?.name ?? "").trim() || "Emoji activity";
+    const emoji = String(activity.content?.state?.emoji ?? "").trim();
+    return emoji ? `${emoji} ${name}` : name;
+  }
+  return workoutLabel(workoutOf(activity));
+}
+
+/**
  * Sort order of the protocol: `relevanceScore` highest first, then `startDate` newest first (then id, for stability).
  * @param {object} a activity
  * @param {object} b activity

@@ -6,6 +6,12 @@ import { availableControls, displaySeconds, isPaused, isPending, workoutLabel, w
 import { formatCountdown } from "./time.js";
 
 const STATUS_TEXT = { connecting: "Connecting…", open: "Connected", closed: "Disconnected, reconnecting…" };
+/** What the status says after the page itself gave up on a connection (socket.js `reason`). */
+const LOST_TEXT = {
+  silent: "No data from the server, reconnecting…",
+  unanswered: "The server did not answer, reconnecting…",
+  timeout: "The server did not answer, reconnecting…",
+};
 const ROLE_TEXT = { viewer: " (view only)", unauthenticated: " (token needed)" };
 /** Roles that may not start, pause, extend or end anything (null = not known yet: the server will say). */
 const WATCH_ONLY = new Set(["viewer", "unauthenticated"]);
@@ -88,6 +94,8 @@ export class View {
     this._announcedStatus = new Map();
     this._connection = "connecting";
     this._retrying = false;
+    /** @type {string|null} why the page gave up on the last connection (LOST_TEXT key), until one opens */
+    this._lost = null;
     /** @type {string|null} */
     this._role = null;
 
@@ -188,17 +196,29 @@ export class View {
   /**
    * Shows the connection state in `#status` and enables START/STOP only while open.
    * @param {"connecting"|"open"|"closed"} state
-   * @param {{extensions?: string, retryInMs?: number}} detail
+   * @param {{extensions?: string, retryInMs?: number, reason?: string}} detail
    */
   renderStatus(state, detail = {}) {
     // Retrying goes closed → connecting → closed…; keep the text steady so the live region is not re-announced.
     this._retrying = state === "closed" || (state === "connecting" && this._retrying);
+    if (state === "open") this._lost = null;
+    else if (state === "closed" && LOST_TEXT[detail.reason] && !this._lost) this._lost = detail.reason;
     this._connection = state;
     setAttr(this.$status, "data-state", state);
+    setAttr(this.$status, "data-lost", this._lost);
     if (state === "open") setAttr(this.$status, "data-extensions", detail.extensions ?? "");
     setAttr(this.$status, "title",
       state === "closed" && detail.retryInMs ? `Retrying in ${(detail.retryInMs / 1000).toFixed(1)} s` : null);
     this._renderControls();
+  }
+
+  /**
+   * Notes the server's heartbeat interval on `#status[data-heartbeat-seconds]` (the page now notices a silent
+   * connection).
+   * @param {number} seconds
+   */
+  renderHeartbeat(seconds) {
+    setAttr(this.$status, "data-heartbeat-seconds", String(seconds));
   }
 
   /**
@@ -214,7 +234,8 @@ export class View {
   /** @private */
   _renderControls() {
     const open = this._connection === "open";
-    const text = this._retrying ? STATUS_TEXT.closed : STATUS_TEXT[this._connection] ?? this._connection;
+    const text = this._retrying ? LOST_TEXT[this._lost] ?? STATUS_TEXT.closed
+      : STATUS_TEXT[this._connection] ?? this._connection;
     setText(this.$status, text + (open ? ROLE_TEXT[this._role] ?? "" : ""));
     const canControl = open && !WATCH_ONLY.has(this._role);
     this.$start.disabled = !canControl;
@@ -386,6 +407,9 @@ export class View {
     const state = activity.activityState ?? "active";
     setAttr(row.el, "data-activity-id", id);
     setAttr(row.el, "data-activity-state", state);
+    // A broadcast channel (iOS 18) the activity is subscribed to: shown as the row's tooltip.
+    setAttr(row.el, "data-channel-id", activity.channelId ?? null);
+    setAttr(row.el, "title", activity.channelId ? `Subscribed to broadcast channel ${activity.channelId}` : null);
     setAttr(row.icon, "data-workout", workout);
     setText(row.name, workoutLabel(workout));
     setAttr(row.el, "data-paused", isPaused(activity) ? "true" : null);

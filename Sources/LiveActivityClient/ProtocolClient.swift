@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityCore
+import LWSSupport
 import Synchronization
 
 /// A connection to a LiveActivityServer over the WebSocket protocol (docs/PROTOCOL.md), synchronous from
@@ -48,6 +49,8 @@ public final class ProtocolClient: @unchecked Sendable {
     let abandon = Atomic<Bool>(false)
     /// Signalled once when the service thread has destroyed its context.
     let finished = DispatchSemaphore(value: 0)
+    /// {lock} the service thread, joined once it has finished.
+    private let serviceThread = Locked<JoinableThread?>(nil)
 
     // MARK: Service-thread state
 
@@ -83,8 +86,8 @@ public final class ProtocolClient: @unchecked Sendable {
         phase = .connecting
         condition.unlock()
 
-        let thread = Thread { [self] in serviceMain() }
-        thread.name = "lws-client"
+        let thread = JoinableThread(name: "lws-client") { [self] in serviceMain() }
+        serviceThread.withLock { $0 = thread }
         thread.start()
 
         let deadline = Date().addingTimeInterval(configuration.connectTimeout.timeInterval)
@@ -127,6 +130,7 @@ public final class ProtocolClient: @unchecked Sendable {
         condition.unlock()
         if running, finished.wait(timeout: .now() + grace.timeInterval) == .success {
             finished.signal()
+            joinServiceThread()
             return
         }
         stopServiceThread()
@@ -138,7 +142,16 @@ public final class ProtocolClient: @unchecked Sendable {
         condition.lock()
         liveContext?.cancelService()
         condition.unlock()
-        if finished.wait(timeout: .now() + 2) == .success { finished.signal() }
+        if finished.wait(timeout: .now() + 2) == .success {
+            finished.signal()
+            joinServiceThread()
+        }
+    }
+
+    /// Joins the service thread once it has said it finished: its OpenSSL state must be freed before the
+    /// process exits (see ``JoinableThread``). Never called for a thread that has not finished.
+    private func joinServiceThread() {
+        serviceThread.withLock { $0 }?.join()
     }
 
     // MARK: Sending and receiving

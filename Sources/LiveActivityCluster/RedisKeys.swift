@@ -13,6 +13,8 @@ struct RedisKeys {
     var historyByEnd: String { prefix + "history-by-end" }
     /// Hash: share id → share JSON.
     var shares: String { prefix + "shares" }
+    /// Hash: broadcast channel id → channel JSON (dates in Unix seconds).
+    var channels: String { prefix + "channels" }
     /// String: the event log's identity.
     var logID: String { prefix + "log-id" }
     /// String: the cluster's push-to-start token.

@@ -25,6 +25,9 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case undecodable
         /// The cache folder could not be written.
         case storage
+        /// A library thumbnails need (libcurl, libvips, opened when thumbnails are turned on) cannot be loaded
+        /// or started: thumbnails are off.
+        case unavailable
     }
 
     /// The kind of failure.

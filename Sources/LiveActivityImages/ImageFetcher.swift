@@ -11,16 +11,34 @@ struct ImageFetcher: Sendable {
     /// Limits and the private-address policy.
     let settings: ImageSettings
 
-    /// Starts libcurl once per process (`curl_global_init` is not thread-safe, so it runs before any fetch).
-    static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// Opens libcurl (it is not linked: see Sources/CCurl/shim.h) and starts it, once per process
+    /// (`curl_global_init` is not thread-safe, so it runs before any fetch).
+    private static let started: Result<Void, ImageError> = {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard ccurl_load(&reason, reason.count) == 0 else {
+            let text = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            return .failure(ImageError(.unavailable, "libcurl cannot be loaded: \(text)"))
+        }
+        let code = ccurl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard code == CURLE_OK else {
+            return .failure(ImageError(.unavailable, "libcurl could not be initialised: \(String(cString: ccurl_easy_strerror(code)))"))
+        }
+        return .success(())
+    }()
+
+    /// Opens and starts libcurl the first time; later calls only repeat the outcome.
+    /// - Throws: ``ImageError`` `unavailable` when libcurl is missing or does not start.
+    static func start() throws(ImageError) {
+        try started.get()
+    }
 
     /// The image's bytes, after following at most ``ImageSettings/maximumRedirects`` redirects.
     /// - Parameter url: an http or https URL.
     /// - Returns: the body of the final 200 response, at most ``ImageSettings/maximumImageBytes`` long.
     /// - Throws: ``ImageError``: `invalidURL`, `refusedHost`, `unresolvable`, `network`, `httpStatus`,
-    ///   `tooManyRedirects` or `tooLarge`.
+    ///   `tooManyRedirects`, `tooLarge` or `unavailable` (libcurl cannot be loaded).
     func fetch(_ url: String) throws(ImageError) -> [UInt8] {
-        guard Self.globalInit else { throw ImageError(.network, "libcurl could not be initialised") }
+        try Self.start()
         let deadline = Date().addingTimeInterval(settings.fetchTimeout)
         var current = url
         for hop in 0...settings.maximumRedirects {
@@ -76,19 +94,19 @@ struct ImageFetcher: Sendable {
     private func fetchOnce(_ url: String, timeout: TimeInterval) throws(ImageError) -> Answer {
         let target = try target(of: url)
         let addresses = try allowedAddresses(target)
-        guard let handle = curl_easy_init() else { throw ImageError(.network, "curl_easy_init failed", transient: true) }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle = ccurl_easy_init() else { throw ImageError(.network, "curl_easy_init failed", transient: true) }
+        defer { ccurl_easy_cleanup(handle) }
 
         // Pin the connection to the addresses just checked. A numeric host needs no pinning.
         var resolveList: UnsafeMutablePointer<curl_slist>?
         if HostAddress(target.host) == nil {
             let entry = "\(target.host):\(target.port):\(addresses.map(\.resolveForm).joined(separator: ","))"
-            resolveList = curl_slist_append(nil, entry)
+            resolveList = ccurl_slist_append(nil, entry)
         }
-        let headers = curl_slist_append(nil, "Accept: image/png, image/jpeg, image/gif, image/webp")
+        let headers = ccurl_slist_append(nil, "Accept: image/png, image/jpeg, image/gif, image/webp")
         defer {
-            curl_slist_free_all(resolveList)
-            curl_slist_free_all(headers)
+            ccurl_slist_free_all(resolveList)
+            ccurl_slist_free_all(headers)
         }
         let body = ResponseBody(limit: settings.maximumImageBytes)
         let bodyPointer = Unmanaged.passUnretained(body).toOpaque()
@@ -113,12 +131,12 @@ struct ImageFetcher: Sendable {
         })
         guard !failed else { throw ImageError(.network, "libcurl refused an option") }
 
-        let code = withExtendedLifetime(body) { curl_easy_perform(handle) }
+        let code = withExtendedLifetime(body) { ccurl_easy_perform(handle) }
         if body.overflowed || code == CURLE_FILESIZE_EXCEEDED {
             throw ImageError(.tooLarge, "the image is larger than \(settings.maximumImageBytes) bytes")
         }
         guard code == CURLE_OK else {
-            let reason = String(cString: curl_easy_strerror(code))
+            let reason = String(cString: ccurl_easy_strerror(code))
             throw ImageError(.network, "\(reason) (\(url.prefix(200)))", transient: true)
         }
         // Belt and braces: the connection must have gone to an address the policy allowed.

@@ -40,11 +40,12 @@ public final class ThumbnailService: Sendable {
     /// {lock} requests under way and failures remembered.
     private let state = Locked(State())
 
-    /// Opens the cache folder.
+    /// Opens the cache folder, then opens and starts libcurl and libvips (loaded only now, not at start).
     /// - Parameters:
     ///   - settings: limits and the folder; ``ImageSettings/cacheDirectory`` must be set.
     ///   - logger: where fetch failures and retries are logged.
-    /// - Throws: the file system's error when the folder cannot be created or read.
+    /// - Throws: the file system's error when the folder cannot be created or read; ``ImageError``
+    ///   `unavailable` when libcurl or libvips cannot be loaded or started.
     public init(settings: ImageSettings, logger: Logger) throws {
         guard let directory = settings.cacheDirectory else {
             throw ImageError(.storage, "no image cache folder configured")
@@ -55,8 +56,8 @@ public final class ThumbnailService: Sendable {
         fetcher = ImageFetcher(settings: settings)
         thumbnailer = Thumbnailer(settings: settings)
         slots = DispatchSemaphore(value: max(1, settings.maximumConcurrentFetches))
-        _ = ImageFetcher.globalInit
-        _ = Thumbnailer.globalInit
+        try ImageFetcher.start()
+        try Thumbnailer.start()
     }
 
     /// Asks for the thumbnail of `url`, cached under `key`; returns at once.

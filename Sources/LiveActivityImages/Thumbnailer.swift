@@ -8,8 +8,24 @@ struct Thumbnailer: Sendable {
     /// The pixel-count limit.
     let settings: ImageSettings
 
-    /// Starts libvips once per process.
-    static let globalInit: Bool = cvips_init("liveactivity") == 0
+    /// Opens libvips (it is not linked: see Sources/CVips/shim.h) and starts it, once per process.
+    private static let started: Result<Void, ImageError> = {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard cvips_load(&reason, reason.count) == 0 else {
+            let text = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            return .failure(ImageError(.unavailable, "libvips cannot be loaded: \(text)"))
+        }
+        guard cvips_init("liveactivity") == 0 else {
+            return .failure(ImageError(.unavailable, "libvips could not be initialised: \(vipsError())"))
+        }
+        return .success(())
+    }()
+
+    /// Opens and starts libvips the first time; later calls only repeat the outcome.
+    /// - Throws: ``ImageError`` `unavailable` when libvips is missing, incompatible or does not start.
+    static func start() throws(ImageError) {
+        try started.get()
+    }
 
     /// PNG thumbnails of `data`, one per scale: `side × scale` pixels square.
     /// - Parameters:
@@ -18,9 +34,10 @@ struct Thumbnailer: Sendable {
     ///   - scales: the scales (1, 2, 3).
     /// - Returns: the PNG bytes by scale.
     /// - Throws: ``ImageError`` `unsupportedFormat` (not PNG, JPEG, GIF or WebP by signature and by libvips'
-    ///   loader) or `undecodable` (corrupt, too many pixels, or libvips failed).
+    ///   loader), `undecodable` (corrupt, too many pixels, or libvips failed) or `unavailable` (libvips cannot be
+    ///   loaded).
     func thumbnails(of data: [UInt8], side: Int, scales: [Int]) throws(ImageError) -> [Int: [UInt8]] {
-        guard Self.globalInit else { throw ImageError(.undecodable, "libvips could not be initialised") }
+        try Self.start()
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageError(.unsupportedFormat, "not a PNG, JPEG, GIF or WebP image (\(data.count) bytes)")
         }

@@ -140,6 +140,7 @@ public struct ActivityRenderer: Sendable {
     // MARK: Page
 
     /// A whole document: inline presentations.css, the page chrome, the settings, and (when live) the script.
+    /// Its icon is an empty `data:` URL, so that no browser asks for `/favicon.ico` (which the renderings' `img-src data:` policy would refuse, and Firefox reports).
     func page(title: String, bodyClass: String, body: String, options: RenderOptions, now: Date) -> String {
         let theme = options.theme.map { " data-theme=\"\($0.rawValue)\"" } ?? ""
         let scheme = options.theme?.rawValue ?? "light dark"
@@ -160,6 +161,7 @@ public struct ActivityRenderer: Sendable {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="color-scheme" content="\(scheme)">
         <meta name="referrer" content="no-referrer">
+        <link rel="icon" href="data:,">
         <title>\(HTML.escape(title))</title>
         <style>
         \(HTML.styleSafe(assets.stylesheet))

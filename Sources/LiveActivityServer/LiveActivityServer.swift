@@ -1,12 +1,14 @@
 import Foundation
+import LWSSupport
 import LiveActivityCore
 import LiveActivityImages
 import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``, the
-/// store and the sessions. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
+/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``s, the
+/// store's reads and the sessions; the store thread (``StoreWriter``) records changes and hands the results
+/// back through the inbox. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
 /// which hand over through atomics and `lws_cancel_service`.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
@@ -25,6 +27,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
     let serviceThread = Locked<pthread_t?>(nil)
+    /// {lock} the service thread's handle, joined by ``waitUntilStopped()``.
+    let serviceThreadHandle = Locked<JoinableThread?>(nil)
 
     /// Whether the caller runs on the service thread (for preconditions and tests).
     var isOnServiceThread: Bool {
@@ -38,7 +42,16 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Service-thread state
 
-    var center: ActivityCenter
+    /// The committed and speculative activities, and the changes waiting for the store between them
+    /// (Store/LiveActivityServer+Store.swift).
+    var pipeline: ChangePipeline {
+        get { boundPipeline.value }
+        _modify { yield &boundPipeline.value }
+    }
+    /// The pipeline, checked to be touched on the service thread only (debug builds).
+    let boundPipeline: ServiceBound<ChangePipeline>
+    /// What clients have been told (the pipeline's committed state): reads, snapshots, ticks, broadcasts.
+    var center: ActivityCenter { pipeline.committed }
     let store: any ActivityStore
     /// The WebSocket sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
     let boundHub: ServiceBound<Hub>
@@ -46,36 +59,43 @@ public final class LiveActivityServer: @unchecked Sendable {
     var hub: Hub { boundHub.value }
     /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
+    /// Records changes on the store thread, many at a time (or at once, for a store in memory).
+    let storeWriter: StoreWriter
+    /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
+    let storeStage = StoreStage()
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
     let deflate = Deflate()
-    /// HTTP responses whose headers are sent and whose body waits for HTTP_WRITEABLE, by connection id.
-    var httpResponses: [UInt64: Frame] = [:]
-    /// Request bodies being received (APNs-shaped pushes), by connection id.
-    var httpBodies: [UInt64: [UInt8]] = [:]
-    /// Share links by id, live and recently ended.
-    var shares: [String: Share] = [:]
-    /// Share ids by the SHA-256 of their token.
-    var sharesByHash: [String: String] = [:]
-    /// What each request body being received is for, by connection id.
-    var bodyTargets: [UInt64: BodyTarget] = [:]
+    /// Share links, live and recently ended (see Shares/ShareLinks.swift).
+    let shareLinks: ShareLinks
+    /// What share links see of the server (Shares/LiveActivityServer+Shares.swift), made once.
+    lazy var shareLinksContext: ShareLinks.Context = makeShareLinksContext()
+    /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
+    let providerAuthority: ProviderAuthority
+    /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).
+    var channels: ChannelRegistry
+    /// The APNs listener (HTTP/2, `--apns-port`), while it runs; started by ``start()``, stopped by the
+    /// service thread at shutdown. {lock}
+    let apnsListener = Locked<HTTP2Listener?>(nil)
+    /// {lock} the APNs listener's port once it listens.
+    private let apnsBoundPort = Locked<Int?>(nil)
 
-    /// What a POST body is for.
-    enum BodyTarget {
-        /// An APNs-shaped push to this token, answered with this `apns-id`, sent with this `apns-priority`.
-        case push(pushToken: String, apnsId: String, priority: Int?)
-        /// `POST /api/activities/{id}/shares`.
-        case share(activityId: String)
-        /// A request refused before its body: the body is read (and dropped) first, as HTTP/1.1 needs,
-        /// then this answer is written.
-        case refused(status: UInt32, body: [UInt8], headers: [(String, String)])
-    }
+    /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
+    /// Thread-safe.
+    public var apnsPort: Int? { apnsBoundPort.withLock { $0 } }
+    /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
+    /// set while the service thread runs.
+    var http: HTTPAdapter?
+    /// The APNs listener's route table, made on the service thread at its first request.
+    var apnsRouter: Router?
     var nextSessionID: UInt64 = 1
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
+    /// Unix time (seconds) of the next heartbeat; 0 until the first timer pass (see LiveActivityServer+Heartbeat.swift).
+    var heartbeatDue: TimeInterval = 0
     var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
@@ -94,22 +114,25 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        storeWriter = StoreWriter(store: store, logger: logger)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
-        for share in try store.shares() {
-            shares[share.id] = share
-            sharesByHash[share.tokenHash] = share.id
-        }
-        center = ActivityCenter(activities: activities, sequence: sequence,
-                                maximumLive: configuration.maximumLiveActivities)
+        shareLinks = ShareLinks(shares: try store.shares())
+        channels = ChannelRegistry(try store.channels())
+        providerAuthority = ProviderAuthority(access: configuration.access, key: try configuration.apns.keyPath.map { try ES256Key(file: $0) })
         let serviceThread = self.serviceThread
-        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)) {
+        let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
         }
+        boundPipeline = ServiceBound(ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
+                                                                   maximumLive: configuration.maximumLiveActivities)),
+                                     owner: onServiceThread)
+        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
+        connectStoreWriter()
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -122,15 +145,39 @@ public final class LiveActivityServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
         }
-        let thread = Thread { [self] in runServiceLoop() }
-        thread.name = "lws-service"
-        thread.start()
+        let thread = JoinableThread(name: "lws-service") { [self] in runServiceLoop() }
+        serviceThreadHandle.withLock { $0 = thread }
+        guard thread.start() else { throw ServerError("cannot start the service thread") }
         started.wait()
-        return try startupResult.withLock { $0! }.get()
+        let port = try startupResult.withLock { $0! }.get()
+        if let apnsPort = configuration.apns.port {
+            do {
+                let listener = try HTTP2Listener(configuration: configuration, port: apnsPort, logger: logger) { [weak self] request, reply in
+                    // The HTTP/2 thread hands each request to the service thread, and the answer back.
+                    self?.perform { server in server.answerAPNsRequest(request, reply: reply) }
+                }
+                apnsListener.withLock { $0 = listener }
+                apnsBoundPort.withLock { $0 = listener.port }
+                listener.start()
+            } catch {
+                stop()
+                waitUntilStopped()
+                throw error
+            }
+        }
+        return port
+    }
+
+    /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
+    /// the HTTP/2 thread. Service thread only.
+    func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        if apnsRouter == nil { apnsRouter = makeAPNsRouter() }
+        apnsRouter!.dispatch(request, HTTPResponder { response in reply(response) })
     }
 
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
+        apnsListener.withLock { $0 }?.stop()
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wakeServiceThread()
     }
@@ -151,5 +198,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func waitUntilStopped() {
         finished.wait()
         finished.signal()
+        // Joined, not only signalled: the thread's OpenSSL state must be freed before the process exits.
+        serviceThreadHandle.withLock { $0 }?.join()
+        apnsListener.withLock { $0 }?.waitUntilStopped()
     }
 }

@@ -2,6 +2,51 @@ import Foundation
 import LiveActivityCore
 import LiveActivityImages
 
+/// The APNs listener: APNs's provider API over HTTP/2 (RFC 9113) on a port of its own, for backends whose
+/// APNs library speaks HTTP/2 only; and the key provider tokens are checked with. Thread-safe (a value).
+public struct APNsSettings: Sendable, Equatable {
+    /// TCP port of the HTTP/2 listener; 0 lets the kernel pick; nil = no listener (`--apns-port`). Default nil.
+    public var port: Int?
+    /// PEM file of the key provider tokens are signed with (`--apns-key AuthKey_<KeyID>.p8`), or nil: tokens
+    /// are then checked for shape and age only, and taken only by an open loopback server. Default nil.
+    public var keyPath: String?
+    /// Most streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2);
+    /// more are refused (`--apns-max-streams`). Default 100.
+    public var maximumStreams = 100
+    /// Largest header list one request may send, in bytes as RFC 9113 §6.5.2 counts them (name + value + 32
+    /// per field); a larger one resets the stream (`--apns-max-header-bytes`). Default 16,384.
+    public var maximumHeaderBytes = 16 * 1024
+    /// Largest request body read, in bytes (`--apns-max-body-bytes`); a larger one is answered 413
+    /// `PayloadTooLarge` at once. At least 5,120 (a broadcast's limit). Default 8,192.
+    public var maximumBodyBytes = 8 * 1024
+    /// Most connections at once; more are closed as soon as they are accepted (`--apns-max-connections`).
+    /// Default 256.
+    public var maximumConnections = 256
+    /// Seconds a connection may take for its TLS handshake and HTTP/2 preface. Default 10.
+    public var handshakeTimeoutSeconds = 10
+    /// Seconds an established connection may sit with no stream and no bytes before it gets GOAWAY (NO_ERROR)
+    /// and is closed, so idle clients do not hold the connection slots; APNs clients reconnect. Default 600.
+    public var idleTimeoutSeconds = 600
+
+    /// The defaults: no listener, no key.
+    public init() {}
+
+    /// Checks the settings.
+    /// - Throws: ``ServerError`` naming the option: a port out of range, limits out of range, an unreadable
+    ///   key, a listener on a host that is not an IP address.
+    func validate(host: String) throws {
+        if let port, !(0...65535).contains(port) { throw ServerError("--apns-port must be from 0 to 65535, got \(port)") }
+        if port != nil, !ServerConfiguration.isIPv4(host), !ServerConfiguration.isIPv6(host) {
+            throw ServerError("--apns-port needs --host to be an IP address (127.0.0.1, 0.0.0.0, ::1), got \"\(host)\"")
+        }
+        if maximumStreams < 1 { throw ServerError("--apns-max-streams must be at least 1") }
+        if maximumHeaderBytes < 1024 { throw ServerError("--apns-max-header-bytes must be at least 1024") }
+        if maximumBodyBytes < 5120 { throw ServerError("--apns-max-body-bytes must be at least 5120 (a broadcast payload's limit)") }
+        if maximumConnections < 1 { throw ServerError("--apns-max-connections must be at least 1") }
+        if let keyPath, !FileManager.default.isReadableFile(atPath: keyPath) { throw ServerError("cannot read --apns-key \(keyPath)") }
+    }
+}
+
 /// Everything the server needs to know to run, as one value with embedded defaults.
 ///
 /// Only the executable reads it from arguments or the environment; the server receives it whole.
@@ -37,6 +82,9 @@ public struct ServerConfiguration: Sendable {
     public var pingIntervalSeconds: Int = 30
     /// Seconds without any frame (pong included) after which a connection is dropped. Default 75.
     public var idleTimeoutSeconds: Int = 75
+    /// Seconds between two `heartbeat` messages to every watching client (docs/PROTOCOL.md); clients treat
+    /// a silence of about three as a dead connection. Default 15.
+    public var heartbeatSeconds: Int = 15
     /// Most activities live (pending, active or stale) at once. Default 64.
     public var maximumLiveActivities: Int = 64
     /// How long shutdown waits for clients to take their close frame, in seconds. Default 1.
@@ -49,6 +97,8 @@ public struct ServerConfiguration: Sendable {
     public var permessageDeflate = true
     /// Budget emulation for the push inspector (`--emulate-budget`; see ``BudgetEmulation``). Default off.
     public var budget = BudgetEmulation()
+    /// The APNs listener (`--apns-port`, HTTP/2) and how provider tokens are checked (`--apns-key`).
+    public var apns = APNsSettings()
 
     /// Creates a configuration serving `publicDirectory`, with every other value at its default.
     public init(publicDirectory: URL) {
@@ -94,5 +144,6 @@ public struct ServerConfiguration: Sendable {
         if maximumMessageBytes < 1024 { throw ServerError("--max-message-bytes must be at least 1024") }
         if maximumConnections < 1 { throw ServerError("--max-connections must be at least 1") }
         if messagesPerSecond <= 0 || messageBurst < 1 { throw ServerError("--rate must be above 0 and --burst at least 1") }
+        try apns.validate(host: listenAddress)
     }
 }

@@ -3,16 +3,18 @@ import Foundation
 
 /// One SQLite connection, with its prepared statements cached by SQL text.
 ///
-/// Not thread-safe: one owner uses it (the server's service thread).
+/// Not thread-safe: one thread at a time (its owner serialises access; see ``SQLiteActivityStore``).
 final class Database {
     private let connection: OpaquePointer
     private var statements: [String: Statement] = [:]
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// Opens the database file at `path`: read-write (creating it if needed), or read-only.
+    /// - Parameter readOnly: open an existing file for reading only (`SQLITE_OPEN_READONLY`): a second
+    ///   connection that reads while another writes (WAL mode lets them run at once).
     /// - Throws: ``SQLiteError`` when it cannot be opened.
-    init(path: String) throws {
+    init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(code: code, connection: handle)

@@ -7,8 +7,13 @@ import LiveActivityCore
 /// Every ``record(_:)`` is one transaction: the events go into the event log and the activities they
 /// leave are upserted (or deleted once dismissed), so a crash at any moment leaves either all of a change or
 /// none of it. The log keeps the newest events within both retention bounds (by age and by count).
-/// Not thread-safe: the server's service thread owns it.
-public final class SQLiteActivityStore: ActivityStore {
+///
+/// Thread-safe, with two connections: writes (``record(_:)``, ``save(_:)``, settings) go through one, reads
+/// (``load()``, ``events(after:)``, ``history(limit:before:beforeId:)``) through a second, read-only one, each
+/// behind its own lock; in WAL mode a reader never waits for the writer, so the server's service thread
+/// reads while its store thread commits. (Were the read-only connection impossible to open, reads would
+/// share the writer's connection and lock.)
+public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
     /// How long and how many events the log keeps; older ones are pruned.
     public struct Retention: Sendable {
         /// Oldest event kept, in seconds of age. Default 24 h.
@@ -27,9 +32,15 @@ public final class SQLiteActivityStore: ActivityStore {
         case normal
     }
 
+    /// {writeLock} the read-write connection.
     private let database: Database
+    private let writeLock = NSLock()
+    /// {readLock} the read-only connection; `nil` = reads use ``database`` under ``writeLock``.
+    private let reader: Database?
+    private let readLock = NSLock()
     private let retention: Retention
     private let clock: @Sendable () -> Date
+    /// {writeLock} commits since the log was last pruned.
     private var recordsSincePrune = 0
     /// An exclusive `flock` on `<directory>/liveactivity.lock`, held while the store is open: a second
     /// server on the same data directory is refused (the kernel releases it when the process dies).
@@ -50,7 +61,8 @@ public final class SQLiteActivityStore: ActivityStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         lockDescriptor = try Self.lock(directory)
         path = directory.appendingPathComponent("liveactivity.sqlite").path
-        database = try Database(path: path)
+        let database = try Database(path: path)
+        self.database = database
         self.retention = retention
         self.clock = clock
         try database.execute("PRAGMA journal_mode=WAL")
@@ -58,25 +70,54 @@ public final class SQLiteActivityStore: ActivityStore {
         try Schema.migrate(database)
         // Prove the file is writable now rather than at the first request.
         try database.transaction { try database.execute("UPDATE meta SET value = value WHERE key = 'schema'") }
+        // Opened after the writer has created the file and switched it to WAL (which the file remembers).
+        reader = try? Database(path: path, readOnly: true)
+    }
+
+    /// Runs `body` with the read connection, holding its lock.
+    private func reading<T>(_ body: (Database) throws -> T) rethrows -> T {
+        guard let reader else { return try writing(body) }
+        readLock.lock()
+        defer { readLock.unlock() }
+        return try body(reader)
+    }
+
+    /// Runs `body` with the read-write connection, holding its lock.
+    private func writing<T>(_ body: (Database) throws -> T) rethrows -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try body(database)
     }
 
     /// Restores every activity not dismissed and the last sequence (``ActivityStore/load()``).
     public func load() throws -> (activities: [Activity], sequence: UInt64) {
-        var activities: [Activity] = []
-        try database.statement("SELECT json FROM activities").query { row in
-            activities.append(try StoredActivity.decode(row.text(0)))
+        try reading { database in
+            var activities: [Activity] = []
+            // One read transaction, so that the activities and the sequence are the same commit's.
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            try database.statement("SELECT json FROM activities").query { row in
+                activities.append(try StoredActivity.decode(row.text(0)))
+            }
+            return (activities, try Self.sequence(in: database))
         }
+    }
+
+    /// The last sequence recorded.
+    private static func sequence(in database: Database) throws -> UInt64 {
         var sequence: UInt64 = 0
         try database.statement("SELECT value FROM meta WHERE key = 'sequence'").query { row in
             sequence = UInt64(row.int(0))
         }
-        return (activities, sequence)
+        return sequence
     }
 
     /// Records events, with the activities they leave, in one atomic step (``ActivityStore/record(_:)``).
     public func record(_ events: [ActivityEvent]) throws {
         guard let last = events.last else { return }
         let now = clock().timeIntervalSince1970
+        writeLock.lock()
+        defer { writeLock.unlock() }
         try database.transaction {
             for event in events {
                 try database.statement("INSERT INTO events (sequence, kind, activity_id, recorded_at, json) VALUES (?, ?, ?, ?, ?)")
@@ -106,23 +147,32 @@ public final class SQLiteActivityStore: ActivityStore {
 
     /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
-        var oldest: UInt64?
-        var newest: UInt64 = 0
-        try database.statement("SELECT MIN(sequence), MAX(sequence) FROM events").query { row in
-            if !row.isNull(0) { oldest = UInt64(row.int(0)); newest = UInt64(row.int(1)) }
+        try reading { database in
+            // One read transaction: the bounds and the rows are the same commit's.
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            var oldest: UInt64?
+            var newest: UInt64 = 0
+            try database.statement("SELECT MIN(sequence), MAX(sequence) FROM events").query { row in
+                if !row.isNull(0) { oldest = UInt64(row.int(0)); newest = UInt64(row.int(1)) }
+            }
+            guard let oldest else { return sequence >= (try Self.sequence(in: database)) ? [] : nil }
+            if sequence >= newest { return sequence == newest ? [] : nil }
+            guard oldest <= sequence + 1 else { return nil }
+            var events: [ActivityEvent] = []
+            try database.statement("SELECT json FROM events WHERE sequence > ? ORDER BY sequence").bind(.int(Int64(sequence))).query { row in
+                events.append(try StoredActivity.decodeEvent(row.text(0)))
+            }
+            return events
         }
-        guard let oldest else { return sequence >= (try load().sequence) ? [] : nil }
-        if sequence >= newest { return sequence == newest ? [] : nil }
-        guard oldest <= sequence + 1 else { return nil }
-        var events: [ActivityEvent] = []
-        try database.statement("SELECT json FROM events WHERE sequence > ? ORDER BY sequence").bind(.int(Int64(sequence))).query { row in
-            events.append(try StoredActivity.decodeEvent(row.text(0)))
-        }
-        return events
     }
 
     /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) throws -> [HistoryEntry] {
+        try reading { database in try history(limit: limit, before: before, beforeId: beforeId, in: database) }
+    }
+
+    private func history(limit: Int, before: Date?, beforeId: String?, in database: Database) throws -> [HistoryEntry] {
         var entries: [HistoryEntry] = []
         let bound = before?.timeIntervalSince1970 ?? .greatestFiniteMagnitude
         try database.statement("""
@@ -148,6 +198,10 @@ public final class SQLiteActivityStore: ActivityStore {
 
     /// A text setting, made by `make` and kept the first time it is asked for.
     private func setting(_ key: String, orMake make: () -> String) throws -> String {
+        try writing { database in try setting(key, orMake: make, in: database) }
+    }
+
+    private func setting(_ key: String, orMake make: () -> String, in database: Database) throws -> String {
         var value: String?
         try database.statement("SELECT text FROM settings WHERE key = ?").bind(.text(key)).query { row in value = row.text(0) }
         if let value { return value }
@@ -155,12 +209,14 @@ public final class SQLiteActivityStore: ActivityStore {
         try database.transaction {
             try database.statement("INSERT OR IGNORE INTO settings (key, text) VALUES (?, ?)").bind(.text(key), .text(made)).run()
         }
-        return try setting(key, orMake: make)
+        return try setting(key, orMake: make, in: database)
     }
 
     /// Every kept share link, live or recently ended (``ActivityStore/shares()``).
     public func shares() throws -> [Share] {
         let forgetBefore = clock().timeIntervalSince1970 - Share.tombstoneLifetime
+        writeLock.lock()
+        defer { writeLock.unlock() }
         try database.transaction {
             try database.statement("DELETE FROM shares WHERE MAX(expires_at, COALESCE(ended_at, 0)) < ?").bind(.double(forgetBefore)).run()
         }
@@ -175,12 +231,46 @@ public final class SQLiteActivityStore: ActivityStore {
 
     /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) throws {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         try database.transaction {
             try database.statement("INSERT OR REPLACE INTO shares (id, token_hash, activity_id, created_at, expires_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)")
                 .bind(.text(share.id), .text(share.tokenHash), .text(share.activityId),
                       .double(share.createdAt.timeIntervalSince1970), .double(share.expiresAt.timeIntervalSince1970),
                       share.endedAt.map { .double($0.timeIntervalSince1970) } ?? .null)
                 .run()
+        }
+    }
+
+    /// Every kept broadcast channel (``ActivityStore/channels()``).
+    public func channels() throws -> [BroadcastChannel] {
+        try reading { database in
+            var channels: [BroadcastChannel] = []
+            try database.statement("SELECT id, bundle_id, storage_policy, created_at FROM channels").query { row in
+                channels.append(BroadcastChannel(id: row.text(0), bundleId: row.text(1),
+                                                 storagePolicy: BroadcastChannel.StoragePolicy(rawValue: Int(row.int(2))) ?? .noStorage,
+                                                 createdAt: Date(timeIntervalSince1970: row.double(3))))
+            }
+            return channels
+        }
+    }
+
+    /// Keeps a broadcast channel, in its own transaction (``ActivityStore/save(_:)-(BroadcastChannel)``).
+    public func save(_ channel: BroadcastChannel) throws {
+        try writing { database in
+            try database.transaction {
+                try database.statement("INSERT OR REPLACE INTO channels (id, bundle_id, storage_policy, created_at) VALUES (?, ?, ?, ?)")
+                    .bind(.text(channel.id), .text(channel.bundleId), .int(Int64(channel.storagePolicy.rawValue)),
+                          .double(channel.createdAt.timeIntervalSince1970))
+                    .run()
+            }
+        }
+    }
+
+    /// Forgets a broadcast channel, in its own transaction (``ActivityStore/deleteChannel(id:)``).
+    public func deleteChannel(id: String) throws {
+        try writing { database in
+            try database.transaction { try database.statement("DELETE FROM channels WHERE id = ?").bind(.text(id)).run() }
         }
     }
 
@@ -197,7 +287,7 @@ public final class SQLiteActivityStore: ActivityStore {
         return descriptor
     }
 
-    /// Deletes events older than the retention age or beyond the retention count.
+    /// Deletes events older than the retention age or beyond the retention count. Holding ``writeLock``.
     private func prune(now: TimeInterval, lastSequence: UInt64) throws {
         let keepFrom = Int64(lastSequence) - Int64(retention.maximumEvents)
         try database.transaction {
@@ -226,6 +316,8 @@ enum Schema {
                 CREATE TABLE IF NOT EXISTS shares (
                     id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, activity_id TEXT NOT NULL,
                     created_at REAL NOT NULL, expires_at REAL NOT NULL, ended_at REAL);
+                CREATE TABLE IF NOT EXISTS channels (
+                    id TEXT PRIMARY KEY, bundle_id TEXT NOT NULL, storage_policy INTEGER NOT NULL, created_at REAL NOT NULL);
                 """)
         }
     }

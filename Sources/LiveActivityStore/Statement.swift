@@ -61,13 +61,14 @@ final class Statement {
     /// Runs a query, calling `row` for each result row.
     /// - Throws: ``SQLiteError``, or what `row` throws.
     func query(_ row: (Row) throws -> Void) throws {
+        // Reset however it ends: a statement left mid-way keeps its read transaction open.
+        defer { sqlite3_reset(handle) }
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw SQLiteError(code: code, connection: connection, sql: sql) }
             try row(Row(handle: handle))
         }
-        sqlite3_reset(handle)
     }
 
     /// One result row; valid only inside ``query(_:)``'s callback.

@@ -64,6 +64,9 @@ enum ServeCommand {
             // that a standard output nobody reads never holds the server up.
             LogWriter.standardOutput.write("Listening on \(scheme)://\(host):\(boundPort)/")
             LogWriter.standardOutput.write("Push-to-start token: \(server.pushToStartToken)")
+            if let apnsPort = server.apnsPort {
+                LogWriter.standardOutput.write("APNs (HTTP/2) on \(scheme)://\(host):\(apnsPort)/")
+            }
             if configuration.access.isOpen {
                 logger.info("no tokens configured: every client may control (loopback only)")
             }

@@ -25,7 +25,7 @@ struct ServeOptions {
 
     Storage
       --data-dir DIR          where the SQLite store lives (default ./data; env LIVEACTIVITY_DATA_DIR)
-      --memory                keep everything in memory only (nothing survives a restart)
+      --memory                keep everything in memory only (nothing survives a restart; not with --data-dir)
       --cluster redis://HOST:PORT[/DB]
                               share activities and events with other instances through Redis
                               (env LIVEACTIVITY_REDIS_URL); replaces the SQLite store
@@ -50,6 +50,21 @@ struct ServeOptions {
       --idle-timeout S        seconds of silence before a connection is dropped (default 75)
       --deflate on|off        permessage-deflate for WebSocket clients that offer it, each message
                               compressed once for all of them (default on)
+      --heartbeat-seconds S   seconds between heartbeat messages to every watching client (default 15)
+
+    APNs (HTTP/2 provider API for real APNs clients; see docs/APNS-BACKENDS.md)
+      --apns-port PORT        also serve APNs's API over HTTP/2 on this port, 0 picks one (default: off;
+                              env LIVEACTIVITY_APNS_PORT); TLS with --tls-cert/--tls-key (ALPN h2, or none),
+                              else h2c with prior knowledge
+      --apns-key FILE         the AuthKey_<KeyID>.p8 your backend signs provider tokens with: their ES256
+                              signature is verified (without it, tokens are checked for shape and age only,
+                              and only on an open loopback server)
+      --apns-max-streams N    streams open at once per connection (default 100; more are refused)
+      --apns-max-header-bytes N
+                              largest header list of one request (default 16384; larger: stream reset)
+      --apns-max-body-bytes N largest request body (default 8192, at least 5120; larger: 413 PayloadTooLarge)
+      --apns-max-connections N
+                              HTTP/2 connections at once (default 256; more are closed)
 
     Push inspector (/inspector)
       --emulate-budget        mark updates a device would throttle (the dashboard still shows them)
@@ -62,7 +77,8 @@ struct ServeOptions {
       --verbose               same as --log-level debug (every connection too)
       -h, --help              show this help
 
-    The first line printed is the URL the server listens on. Ctrl-C or SIGTERM stops it cleanly.
+    The first line printed is the URL the server listens on, the second the push-to-start token, then with
+    --apns-port the APNs URL ("APNs (HTTP/2) on https://HOST:PORT/"). Ctrl-C or SIGTERM stops it cleanly.
     """
 
     var configuration: ServerConfiguration
@@ -85,10 +101,13 @@ struct ServeOptions {
         var controllerToken = environment["LIVEACTIVITY_CONTROLLER_TOKEN"]
         var viewerToken = environment["LIVEACTIVITY_VIEWER_TOKEN"]
         var portText = environment["LIVEACTIVITY_PORT"] ?? "8080"
+        var apnsPortText = environment["LIVEACTIVITY_APNS_PORT"].flatMap { $0.isEmpty ? nil : $0 }
         options.configuration.allowedOrigins = (environment["LIVEACTIVITY_ALLOWED_ORIGINS"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var publicPath: String?
         var imageCachePath: String?
+        /// Whether --data-dir was given on the command line (the environment's default may meet --memory).
+        var dataDirectoryGiven = false
 
         var list = ArgumentList(arguments)
         while let argument = try list.nextOption() {
@@ -106,7 +125,9 @@ struct ServeOptions {
                     throw UsageError("--allowed-origin must look like https://example.com, got \"\(origin)\"")
                 }
                 options.configuration.allowedOrigins.append(origin.hasSuffix("/") ? String(origin.dropLast()) : origin)
-            case "--data-dir": options.dataPath = try list.value(for: argument)
+            case "--data-dir":
+                options.dataPath = try list.value(for: argument)
+                dataDirectoryGiven = true
             case "--memory": options.inMemory = try list.flag(argument)
             case "--cluster": options.clusterURL = try list.value(for: argument)
             case "--image-cache": imageCachePath = try list.value(for: argument)
@@ -129,6 +150,13 @@ struct ServeOptions {
             case "--ping-interval": options.configuration.pingIntervalSeconds = try list.whole(for: argument, minimum: 1)
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try list.whole(for: argument, minimum: 2)
             case "--deflate": options.configuration.permessageDeflate = try list.onOff(for: argument)
+            case "--heartbeat-seconds": options.configuration.heartbeatSeconds = try list.whole(for: argument, minimum: 1)
+            case "--apns-port": apnsPortText = try list.value(for: argument)
+            case "--apns-key": options.configuration.apns.keyPath = try list.value(for: argument)
+            case "--apns-max-streams": options.configuration.apns.maximumStreams = try list.whole(for: argument, minimum: 1)
+            case "--apns-max-header-bytes": options.configuration.apns.maximumHeaderBytes = try list.whole(for: argument, minimum: 1024)
+            case "--apns-max-body-bytes": options.configuration.apns.maximumBodyBytes = try list.whole(for: argument, minimum: 5120)
+            case "--apns-max-connections": options.configuration.apns.maximumConnections = try list.whole(for: argument, minimum: 1)
             case "--emulate-budget": options.configuration.budget.enabled = try list.flag(argument)
             case "--budget-per-hour": options.configuration.budget.priorityTenPerHour = try list.whole(for: argument, minimum: 1)
             case "--render-floor-seconds": options.configuration.budget.renderFloorSeconds = try list.number(for: argument, minimum: 0)
@@ -149,10 +177,19 @@ struct ServeOptions {
             default: throw UsageError("unknown option \"\(argument)\"")
             }
         }
+        if options.inMemory && dataDirectoryGiven {
+            throw UsageError("--memory and --data-dir cannot be used together: --memory writes nothing to disk (use --image-cache DIR for thumbnails)")
+        }
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw UsageError("--port must be a number from 0 to 65535, got \"\(portText)\"")
         }
         options.configuration.port = port
+        if let apnsPortText {
+            guard let apnsPort = Int(apnsPortText), (0...65535).contains(apnsPort) else {
+                throw UsageError("--apns-port must be a number from 0 to 65535, got \"\(apnsPortText)\"")
+            }
+            options.configuration.apns.port = apnsPort
+        }
         options.configuration.access = AccessPolicy(controllerToken: controllerToken, viewerToken: viewerToken)
         guard let publicDirectory = publicPath.map({ URL(fileURLWithPath: $0) }) ?? defaultPublicDirectory() else {
             throw UsageError("no Public folder found here or beside the executable; pass --public DIR")

@@ -15,7 +15,9 @@ enum WatchCommand {
     When the connection drops (the server restarts, the network fails) it says so on standard error and
     reconnects, waiting 0.5 s, then 1, 2, 4 … up to 10 s between tries, and resumes after the last event
     it saw (`/ws?since=N&log=ID`): the events it missed come first, then `caughtUp` (or a `reset` snapshot
-    when the server's log no longer reaches back). Exits 3 if the first connection fails (or, with
+    when the server's log no longer reaches back). A connection that stays silent for 2.5 heartbeat intervals
+    (the server sends a heartbeat every --heartbeat-seconds, whatever runs) counts as dropped too: a laptop
+    that slept or a network that lost the flow closes nothing. Exits 3 if the first connection fails (or, with
     --no-reconnect, when the connection drops), and 0 once standard output is closed (`watch --json | head`).
 
       --json              print each server message as one line of JSON
@@ -60,6 +62,8 @@ enum WatchCommand {
         defer { withExtendedLifetime(signals) {} }
         var view = WatchView(server: options.server, terminal: isatty(STDOUT_FILENO) == 1)
         var position = ResumePosition()
+        /// The server's heartbeat interval, kept across reconnections (in seconds; nil until the first heartbeat).
+        var heartbeatSeconds: Double?
         var retry = 0
         while !stop.isSet {
             var attempt = configuration
@@ -81,11 +85,14 @@ enum WatchCommand {
             position.everConnected = true
             retry = 0
             let ended: Int32?
+            var liveness = ConnectionLiveness(openedAt: Date(), intervalSeconds: heartbeatSeconds)
             do throws(ClientError) {
-                ended = try follow(client, json: json, view: &view, position: &position, stop: stop)
+                defer { heartbeatSeconds = liveness.intervalSeconds }
+                ended = try follow(client, json: json, view: &view, position: &position, liveness: &liveness, stop: stop)
                 client.close()
             } catch {
-                client.close()
+                // A silent connection will not answer a close handshake: drop it at once.
+                client.close(grace: error.kind == .timedOut ? .zero : .seconds(2))
                 guard reconnect, error.refusal == nil else { return ClientRunner.report("watch", error) }
                 retry += 1
                 if !wait(for: retry, after: "connection lost: \(error.message)", until: stop) { break }
@@ -98,12 +105,16 @@ enum WatchCommand {
 
     /// Prints messages from one connection until the user stops or standard output closes.
     /// - Returns: the exit status to end with (0), or nil when stopped by a signal.
-    /// - Throws: ``ClientError`` when the connection drops or fails.
-    private static func follow(_ client: ProtocolClient, json: Bool, view: inout WatchView,
-                               position: inout ResumePosition, stop: StopFlag) throws(ClientError) -> Int32? {
+    /// - Throws: ``ClientError`` when the connection drops or fails, or of kind `timedOut` when it stays
+    ///   silent longer than `liveness` allows (a dead connection that closed nothing).
+    private static func follow(_ client: ProtocolClient, json: Bool, view: inout WatchView, position: inout ResumePosition,
+                               liveness: inout ConnectionLiveness, stop: StopFlag) throws(ClientError) -> Int32? {
         var lastDrawnSecond = -1
         while !stop.isSet {
             guard let message = try client.next(timeout: .milliseconds(200)) else {
+                if let silence = liveness.deadSilence(at: Date()), let interval = liveness.intervalSeconds {
+                    throw ClientError(.timedOut, "nothing from the server for \(Int(silence)) s (it sends a heartbeat every \(Int(interval)) s)")
+                }
                 if !json, view.terminal {
                     let second = Int(Date().timeIntervalSince1970)
                     if second != lastDrawnSecond {
@@ -120,6 +131,7 @@ enum WatchCommand {
                 throw ClientError(refusal: refusal)
             }
             position.note(message)
+            liveness.heard(message)
             if json {
                 guard writeOutput(message.text.replacingOccurrences(of: "\n", with: " ") + "\n") else { return 0 }
                 continue

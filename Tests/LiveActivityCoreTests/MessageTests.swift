@@ -57,6 +57,25 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
     }
 
+    @Test(arguments: [
+        (#"{"type":"start","#, #"expected a member name in double quotes at line 1, column 17 (byte 16), found end of message"#),
+        (#"{"a": tru}"#, #"expected "true" at line 1, column 10 (byte 9), found "}""#),
+        ("[1,,2]", #"expected a value (object, array, string, number, true, false or null) at line 1, column 4 (byte 3), found ",""#),
+        ("{\n \"a\" 1}", #"expected ":" at line 2, column 6 (byte 7), found "1""#),
+        (#"{"a":1} x"#, #"expected the end of the message at line 1, column 9 (byte 8), found "x""#),
+        (#"["abc"#, #"expected a closing " at line 1, column 6 (byte 5), found end of message"#),
+    ])
+    func brokenDocumentsNameWhereAndWhat(json: String, description: String) throws {
+        let error = try #require(parseError(json))
+        #expect(error.code == .invalidJSON && error.field == nil)
+        #expect(error.message == "message is not valid JSON: \(description)")
+    }
+
+    @Test(arguments: [(-1.0, "-1"), (28801, "28801"), (0.5, "0.5"), (1e300, "1e+300"), (-0.0, "0")])
+    func numbersInMessagesReadAsJSON(number: Double, text: String) {
+        #expect(number.jsonText == text)
+    }
+
     @Test(arguments: [#"{"type":"list",}"#, #"{"type":"list","requestId":[1,2, ]}"#, "[1,\n]"])
     func trailingCommasAreNotJSON(json: String) throws {
         let error = try #require(parseError(json))
@@ -114,6 +133,13 @@ struct MessageTests {
         #expect(text.contains(#""requestId":3"#))
         #expect(text.contains(#""staleDate":null"#))
         #expect(text.contains(#""endDate":null"#))
+    }
+
+    @Test func heartbeatCarriesTheTimeAndTheInterval() throws {
+        let bytes = ServerMessage.heartbeat(serverTime: t0, intervalSeconds: 15).encoded()
+        let value = try JSONValue.parse(bytes)
+        #expect(value == .object(["type": .string("heartbeat"), "serverTime": .string("2026-11-29T17:00:00.000Z"),
+                                  "intervalSeconds": .number(15)]))
     }
 }
 

@@ -50,7 +50,9 @@ struct RendererTests {
         #expect(html.contains(">0:50</span>"))
         #expect(html.contains(#"data-activity-state="active""#))
         #expect(!html.contains("<script nonce"))
-        #expect(!html.contains("<link"))
+        // Self-contained: the only <link> is the empty data: icon (no stylesheet, and no /favicon.ico request).
+        #expect(html.components(separatedBy: "<link").count == 2)
+        #expect(html.contains(#"<link rel="icon" href="data:,">"#))
         #expect(html.contains(#"stroke="currentColor""#))      // the icon takes the text colour
     }
 

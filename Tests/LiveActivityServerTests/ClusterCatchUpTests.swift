@@ -28,6 +28,9 @@ struct ClusterCatchUpTests {
         func logID() throws -> String { try inner.withLock { try $0.logID() } }
         func shares() throws -> [Share] { try inner.withLock { try $0.shares() } }
         func save(_ share: Share) throws { try inner.withLock { try $0.save(share) } }
+        func channels() throws -> [BroadcastChannel] { try inner.withLock { try $0.channels() } }
+        func save(_ channel: BroadcastChannel) throws { try inner.withLock { try $0.save(channel) } }
+        func deleteChannel(id: String) throws { try inner.withLock { try $0.deleteChannel(id: id) } }
         func follow(from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {}
         func stopFollowing() {}
     }
@@ -45,20 +48,26 @@ struct ClusterCatchUpTests {
         let done = DispatchSemaphore(value: 0)
         let result = Locked<Result<ActivityCenter.Outcome, ProtocolError>?>(nil)
         server.perform { server in
-            let outcome: Result<ActivityCenter.Outcome, ProtocolError>
-            do {
-                let command = try ClientMessage.parse(Array(json.utf8)).command.get()
-                outcome = .success(try server.change { center in
-                    let outcome = try center.apply(command, now: Date(), newID: { UUID().uuidString })
-                    return (outcome, outcome.events)
-                })
-            } catch let error as ProtocolError {
-                outcome = .failure(error)
-            } catch {
-                outcome = .failure(ProtocolError(.invalidField, field: nil, message: "\(error)"))
+            func finish(_ outcome: Result<ActivityCenter.Outcome, ProtocolError>) {
+                result.withLock { $0 = outcome }
+                done.signal()
             }
-            result.withLock { $0 = outcome }
-            done.signal()
+            let command: ClientMessage.Command
+            switch ClientMessage.parse(Array(json.utf8)).command {
+            case .success(let parsed): command = parsed
+            case .failure(let error): return finish(.failure(error))
+            }
+            // Answered once the store has spoken (on the store thread, through the inbox).
+            server.change({ center in
+                let outcome = try center.apply(command, now: Date(), newID: { UUID().uuidString })
+                return (outcome, outcome.events)
+            }) { outcome in
+                switch outcome {
+                case .success(let outcome): finish(.success(outcome))
+                case .failure(let error as ProtocolError): finish(.failure(error))
+                case .failure(let error): finish(.failure(ProtocolError(.invalidField, field: nil, message: "\(error)")))
+                }
+            }
         }
         _ = done.wait(timeout: .now() + 10)
         return result.withLock { $0 } ?? .failure(ProtocolError(.invalidField, field: nil, message: "no answer in 10 s"))

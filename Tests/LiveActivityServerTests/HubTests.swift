@@ -99,6 +99,7 @@ struct HubTests {
         }
         #expect(closed == [.closeSoon(slow)])
         #expect(slow.closing?.code == .tryAgainLater)
+        #expect(slow.lagAtClose > 100, "the log line names how far behind it was")
         #expect(drain(hub, slow) == ["close:1013"])
         #expect(hub.culled == 1)
         _ = hub.broadcast(frame("later"), activityId: nil)

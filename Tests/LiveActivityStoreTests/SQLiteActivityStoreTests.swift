@@ -43,6 +43,34 @@ struct SQLiteActivityStoreTests {
         #expect(history.first?.actualDurationSeconds == 2)
     }
 
+    /// One thread commits while another reads, as the server's store and service threads do: the reader
+    /// always sees a whole prefix of the log (never half a commit), and nothing waits on a shared connection.
+    @Test func readsRunWhileAnotherThreadRecords() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteActivityStore(directory: directory, durability: .normal)
+        var center = ActivityCenter(maximumLive: 1000)
+        var batches: [[ActivityEvent]] = []
+        for index in 0..<100 {
+            var events = try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events
+            events += try run(&center, #"{"type":"update","activityId":"a\#(index)","durationSeconds":30}"#, at: t0).events
+            batches.append(events)
+        }
+        let last = center.sequence
+        let writer = Thread { [batches] in for batch in batches { try? store.record(batch) } }
+        writer.start()
+        var seen: UInt64 = 0
+        while seen < last {
+            let events = try #require(try store.events(after: 0))
+            #expect(events.map(\.sequence) == (0..<UInt64(events.count)).map { $0 + 1 })
+            #expect(events.count % 2 == 0, "a commit is seen whole")
+            let (activities, sequence) = try store.load()
+            #expect(UInt64(activities.count * 2) == sequence, "activities and sequence come from the same commit")
+            seen = UInt64(events.count)
+        }
+        #expect(try store.load().sequence == last)
+    }
+
     @Test func logOlderThanRetentionAnswersNil() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -20,8 +20,9 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 # Release builds of the server and the benchmark client (skipped with SKIP_BUILD=1).
 build_release() {
 	[ "${SKIP_BUILD:-0}" = 1 ] && return 0
-	log "swift build -c release (liveactivity, liveactivity-bench)"
-	(cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product liveactivity >&2 \
+	# The server is built as Deploy/Containerfile ships it: the Swift runtime linked statically.
+	log "swift build -c release (liveactivity with --static-swift-stdlib, liveactivity-bench)"
+	(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product liveactivity >&2 \
 		&& swift build -c release --scratch-path "$SCRATCH" --product liveactivity-bench >&2)
 }
 

@@ -38,7 +38,7 @@ CLIENT_TYPES = {"start": "client-start", "update": "client-update", "end": "clie
                 "hello": "client-hello", "list": "client-list", "catchUp": "client-catchUp",
                 "history": "client-history", "share": "client-share", "unshare": "client-unshare",
                 "shares": "client-shares", "inspect": "client-inspect"}
-SERVER_TYPES = {"snapshot": "server-snapshot", "activity": "server-activity", "tick": "server-tick", "ack": "server-ack",
+SERVER_TYPES = {"snapshot": "server-snapshot", "activity": "server-activity", "tick": "server-tick", "heartbeat": "server-heartbeat", "ack": "server-ack",
                 "error": "server-error", "hello": "server-hello", "caughtUp": "server-caughtUp",
                 "history": "server-history", "pushResult": "server-pushResult", "shares": "server-shares",
                 "pushToStartToken": "server-pushToStartToken", "inspection": "server-inspection"}

@@ -310,6 +310,32 @@ def test_tls_serves_https_and_wss_with_deflate(tmp_path, self_signed):
         assert srv.stop() == 0, srv.output()
 
 
+def test_tls_main_port_takes_pushes_from_a_client_that_prefers_http2(tmp_path, self_signed):
+    """curl offers h2 by ALPN over https; the main port answers HTTP/1.1, so the apns-* headers arrive and
+    the push is applied (over h2, lws 4.1 dropped them and every push was refused as InvalidPushType)."""
+    curl = shutil.which("curl")
+    if curl is None:
+        pytest.skip("curl is not installed")
+    cert, key = self_signed
+    srv = launch("--memory", "--tls-cert", str(cert), "--tls-key", str(key), cwd=tmp_path,
+                 log_name="test_access-tls-push").wait_listening()
+    try:
+        ctx = ssl.create_default_context(cafile=str(cert))
+        with urllib.request.urlopen(f"https://127.0.0.1:{srv.port}/api/push-to-start-token", timeout=5, context=ctx) as r:
+            token = json.loads(r.read())["pushToStartToken"]
+        now = time.time() - 978307200  # seconds since 2001-01-01, as Swift's JSONEncoder writes dates
+        payload = json.dumps({"aps": {"timestamp": int(time.time()), "event": "start",
+                                      "attributes-type": "WorkoutWidgetAttributes", "attributes": {"workout": 2},
+                                      "content-state": {"workoutTimer": [now, now + 600]}}})
+        out = subprocess.run([curl, "-sS", "--cacert", str(cert), "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                              "-X", "POST", "-H", "apns-push-type: liveactivity", "-d", payload,
+                              f"https://127.0.0.1:{srv.port}/3/device/{token}"],
+                             capture_output=True, text=True, timeout=20)
+        assert out.stdout.split() == ["1.1", "200"], out
+    finally:
+        assert srv.stop() == 0, srv.output()
+
+
 def test_tls_needs_both_files(tmp_path, self_signed):
     cert, _ = self_signed
     r = subprocess.run([str(liveactivity_bin()), "serve", "--port", "0", "--memory", "--tls-cert", str(cert)],

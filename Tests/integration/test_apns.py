@@ -367,12 +367,14 @@ def _start_payload() -> dict:
                     "alert": {"title": "Go", "body": "Aerobics"}}}
 
 
-@pytest.mark.parametrize("authorization", [None, "bearer wrong"])
-def test_http_push_without_the_controller_token_is_403(start_server, authorization):
+# APNs answers a request without `authorization` with MissingProviderToken, and a token it cannot verify with
+# InvalidProviderToken ("Handling notification responses from APNs").
+@pytest.mark.parametrize("authorization, reason", [(None, "MissingProviderToken"), ("bearer wrong", "InvalidProviderToken")])
+def test_http_push_without_the_controller_token_is_403(start_server, authorization, reason):
     srv = start_server("--controller-token", "ctl-token")
     r = http_push(srv.url, push_to_start_token(srv), _start_payload(),
                   headers={"authorization": authorization} if authorization else None, timeout=3)
-    assert r.status == 403 and r.json["reason"] == "InvalidProviderToken", (r.status, r.body)
+    assert r.status == 403 and r.json["reason"] == reason, (r.status, r.body)
 
 
 def _status_line(port: int, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str]]:
@@ -391,10 +393,11 @@ def test_http_early_refusal_status_lines(start_server):
     token = push_to_start_token(srv)
     body = json.dumps(_start_payload()).encode()
     auth = {"authorization": "bearer ctl-token"}
+    # apns-id must be a UUID, as APNs requires (else 400 BadMessageId).
     for path, headers, status in [
-        (f"/3/device/{token}", {"apns-push-type": "liveactivity", "apns-id": "A-1"}, 403),
-        (f"/3/device/{token}", {"apns-push-type": "alert", "apns-id": "A-2", **auth}, 400),
-        ("/3/device/", {"apns-push-type": "liveactivity", "apns-id": "A-3", **auth}, 404),
+        (f"/3/device/{token}", {"apns-push-type": "liveactivity", "apns-id": str(uuid.uuid4()).upper()}, 403),
+        (f"/3/device/{token}", {"apns-push-type": "alert", "apns-id": str(uuid.uuid4()).upper(), **auth}, 400),
+        ("/3/device/", {"apns-push-type": "liveactivity", "apns-id": str(uuid.uuid4()).upper(), **auth}, 404),
     ]:
         got, hdrs = _status_line(srv.port, path, headers, body)
         assert got == status and hdrs.get("apns-id") == headers["apns-id"], (path, headers, got, hdrs)
@@ -444,3 +447,12 @@ def test_keep_alive_pushes_on_one_connection_leave_the_server_serving(server):
             health = await asyncio.to_thread(_get, server.url + "/healthz")
             assert health, health
     run(body())
+
+
+def test_an_empty_apns_id_is_refused_as_on_the_apns_port(server):
+    """`apns-id:` present and empty is BadMessageId on the main port too (it was taken as absent there, while
+    the HTTP/2 port refused it): both ports judge the same request alike."""
+    token = push_to_start_token(server)
+    result = http_push(server.url, token, {"aps": {"timestamp": 1, "event": "start"}}, headers={"apns-id": ""})
+    assert result.status == 400, result
+    assert json.loads(result.body)["reason"] == "BadMessageId", result

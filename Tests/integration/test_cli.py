@@ -584,6 +584,7 @@ def test_watch_without_a_token_on_a_server_that_needs_one_exits_1(start_server, 
     (["--memory=yes"], "--memory takes no value"),
     (["stray"], 'unexpected argument "stray"'),
     (["--bogus"], 'unknown option "--bogus"'),
+    (["--data-dir", "/tmp/x", "--memory"], "--memory and --data-dir cannot be used together: --memory writes nothing to disk (use --image-cache DIR for thumbnails)"),
 ])
 def test_serve_usage_errors_exit_2_naming_the_option(args, message):
     p = cli("serve", *args)

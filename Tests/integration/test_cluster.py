@@ -807,3 +807,27 @@ def test_resume_list_history_agree_everywhere(cluster, redis, request):
         assert api["sequence"] == lists[0]["sequence"] and api["activities"] == lists[0]["activities"], \
             "/api/activities differs from list"
     run(body())
+
+
+def test_broadcast_channels_are_kept_in_redis(redis, tmp_path):
+    """A channel created on one instance is there for the next one (the store keeps channels in Redis too)."""
+    from apns_support import BUNDLE, H2, start_apns
+    first = start_apns(tmp_path, "--cluster", redis.url, tls=False, key=False, memory=False, name="test_cluster-channels-1")
+    try:
+        client = H2(first)
+        created = client("POST", f"/1/apps/{BUNDLE}/channels", {}, b'{"message-storage-policy":0,"push-type":"LiveActivity"}')
+        assert created.status == 201, created.body
+        channel = created.headers["apns-channel-id"]
+        client.close()
+    finally:
+        assert first.stop() == 0
+    second = start_apns(tmp_path, "--cluster", redis.url, tls=False, key=False, memory=False, name="test_cluster-channels-2")
+    try:
+        client = H2(second)
+        r = client("GET", f"/1/apps/{BUNDLE}/channels", {"apns-channel-id": channel}, None)
+        assert r.status == 200 and r.json["message-storage-policy"] == 0, r.body
+        assert client("DELETE", f"/1/apps/{BUNDLE}/channels", {"apns-channel-id": channel}, None).status == 204
+        assert client("GET", f"/1/apps/{BUNDLE}/all-channels", {}, None).json == {"channels": []}
+        client.close()
+    finally:
+        assert second.stop() == 0

@@ -417,7 +417,8 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
         pytest.skip("objdump/dpkg not available")
     out = subprocess.run(["sh", str(DEPLOY / "runtime-packages.sh"), str(liveactivity_bin())], capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
-    for package in ("libwebsockets17", "libsqlite3-0"):
+    # libnghttp2-14 and libssl3: the APNs port (HTTP/2, TLS), found from the binary like every other library
+    for package in ("libwebsockets17", "libsqlite3-0", "libnghttp2-14", "libssl3"):
         assert package in out, out
     needed = [l.split()[-1].strip("[]") for l in subprocess.run(["objdump", "-p", str(liveactivity_bin())],
               capture_output=True, text=True).stdout.splitlines() if l.strip().startswith("NEEDED")]
@@ -427,6 +428,14 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
     for soname in system:
         owner = subprocess.run(["dpkg", "-S", f"*/{soname}"], capture_output=True, text=True).stdout.split(":")[0]
         assert owner in out, (soname, owner, out)
+    # and so does each library the C shims open with dlopen (libvips, libcurl: not NEEDED entries)
+    dlopened = {m for h in (REPO_ROOT / "Sources").glob("C*/shim.h")
+                for m in re.findall(r'#define \w+_LIBRARY "(lib[^"]+\.so\.\d+)"', h.read_text())}
+    assert dlopened >= {"libvips.so.42", "libcurl.so.4"}, dlopened
+    assert not dlopened & set(needed), (dlopened, needed)
+    for soname in dlopened:
+        owner = subprocess.run(["dpkg", "-S", f"*/{soname}"], capture_output=True, text=True).stdout.split(":")[0]
+        assert owner and owner in out, (soname, owner, out)
 
 
 # ---------------------------------------------------------------------------------------------------

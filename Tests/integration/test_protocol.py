@@ -570,6 +570,19 @@ MALFORMED = ['{not json', '{"type":"list","a":01}', '{"type":"list","a":1e400}',
              '{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":01}}}}']
 
 
+def test_a_broken_document_is_located_by_line_and_column(server):
+    """A truncated message says where it breaks and what was expected there, not Foundation's one-liner."""
+    async def body():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            await send_text(ws, '{"type":"start",')
+            err = await recv_non_tick(ws)
+            assert err["code"] == "invalid_json" and "field" not in err, err
+            assert err["message"] == ("message is not valid JSON: expected a member name in double quotes "
+                                      "at line 1, column 17 (byte 16), found end of message"), err
+    run(body())
+
+
 def test_malformed_messages_get_errors_without_swift_internals(server):
     """Malformed JSON over WebSocket and HTTP: a plain message naming the field, never the decoder's description."""
     async def body():

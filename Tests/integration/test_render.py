@@ -7,8 +7,9 @@
   `UPDATE_REFERENCE=1 pytest Tests/integration/test_render.py` rewrites the references.
 - The renderings fetched with JavaScript off (plain urllib, and Chromium with scripts disabled): name and
   remaining time are in the text; no external requests.
-- The dashboard checked with axe-core 4.12 (from the axe-playwright-python wheel, injected through Selenium):
-  no violations of critical or serious impact.
+- The dashboard (with its History panel), the push inspector and a share link's page checked with axe-core
+  4.12 (from the axe-playwright-python wheel, injected through Selenium): no violations of critical or
+  serious impact. Keyboard use: test_keyboard.py.
 """
 from __future__ import annotations
 
@@ -238,7 +239,11 @@ def test_renderings_are_complete_without_javascript(server, browser_without_scri
         assert status == 200 and headers["content-type"].startswith("text/html")
         text = visible_text(document)
         assert "Yoga" in text and "0:50" in text, (presentation, text)
-        # Self-contained: no scripts for a fixed instant, nothing loaded from anywhere.
+        # Self-contained: no scripts for a fixed instant, nothing loaded from anywhere. The one <link> is an
+        # empty data: icon, which keeps browsers from asking for /favicon.ico (a request, and a CSP report).
+        icon = '<link rel="icon" href="data:,">'
+        assert document.count(icon) == 1, presentation
+        document = document.replace(icon, "")
         assert "<script" not in document and "<link" not in document
         assert not re.search(r"""(?i)\b(src|href)\s*=|url\(|@import""", re.sub(r"(?s)/\*.*?\*/", "", document)), presentation
         assert "frame-ancestors" not in headers["content-security-policy"] and "x-frame-options" not in headers
@@ -342,3 +347,76 @@ def test_gallery_and_renderings_have_no_serious_accessibility_violations(server,
         browser.get(server.url + url)
         violations = run_axe(browser)
         assert not violations, url + "\n" + describe(violations)
+
+
+def wait_until(what: str, probe, timeout: float = 10.0):
+    """Polls `probe` until it returns something truthy (a state, not a fixed time); fails with `what`."""
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what}", pytrace=False)
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_history_panel_has_no_serious_accessibility_violations(server, browser, scheme):
+    """Issue 19, item 4: the History panel with entries (table, chart and its table), and an emoji activity."""
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    now = datetime.now(timezone.utc)
+    iso_ms = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z")  # noqa: E731
+    run(start_activities(server.ws_url, {
+        "stopped": {"attributes": {"workout": "yoga"}, "durationSeconds": 600, "then": [("end", {})]},
+        "gone": {"attributes": {"workout": "jogging"}, "durationSeconds": 300,
+                 "then": [("end", {"dismissalPolicy": "immediate"})]},
+        "emoji": {"attributesType": "emoji", "attributes": {"startTime": iso_ms(now), "name": "Morning run",
+                                                            "endTime": iso_ms(now + timedelta(hours=1))},
+                  "content": {"state": {"emoji": "🏃"}}, "then": [("end", {})]},
+        "running": {"attributes": {"workout": "aerobics"}, "durationSeconds": 900},
+    }))
+    browser.get(server.url + "/")
+    wait_until("three history rows and the chart's table", lambda: browser.execute_script(
+        "return document.querySelectorAll('#history-rows tr').length === 3"
+        " && document.querySelectorAll('#history-chart-rows tr').length > 0"
+        " && document.querySelectorAll('.lock-screen').length === 3"))
+    violations = run_axe(browser)
+    assert not violations, describe(violations)
+
+
+def test_inspector_and_share_page_have_no_serious_accessibility_violations(server, browser):
+    """Issue 19, item 4: the push inspector (records, an opened record, an activity's timeline) and a share
+    link's page, in both colour schemes."""
+    ids = run(start_activities(server.ws_url, {
+        "y": {"attributes": {"workout": "yoga"}, "durationSeconds": 600, "then": [("pause", {}), ("resume", {})]},
+    }))
+
+    async def share() -> str:
+        async with connect(server.ws_url) as ws:
+            await recv_until(ws, lambda m: m.get("type") == "snapshot")
+            await send_json(ws, {"type": "share", "requestId": "sh", "activityId": ids["y"], "expiresIn": 600})
+            reply = await recv_until(ws, lambda m: m.get("requestId") == "sh")
+            return reply["shares"][0]["url"]
+
+    share_path = run(share())
+    for scheme in ("dark", "light"):
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        browser.get(server.url + "/inspector")
+        wait_until("the inspector's records", lambda: browser.execute_script(
+            "return document.querySelectorAll('#inspections li.inspection').length >= 3"))
+        browser.find_element(By.CSS_SELECTOR, "#inspections li.inspection button.summary").click()
+        browser.execute_script("const s = document.getElementById('filter-activity'); s.value = arguments[0];"
+                               "s.dispatchEvent(new Event('change'))", ids["y"])
+        wait_until("the timeline", lambda: browser.execute_script(
+            "return !document.getElementById('timeline').hidden"
+            " && document.querySelectorAll('#timeline .timeline-event').length > 0"))
+        violations = run_axe(browser)
+        assert not violations, f"/inspector ({scheme})\n" + describe(violations)
+
+        browser.get(server.url + share_path)
+        wait_until("the shared Lock Screen", lambda: browser.find_elements(By.CSS_SELECTOR, ".lock-screen .countdown"))
+        violations = run_axe(browser)
+        assert not violations, f"{share_path} ({scheme})\n" + describe(violations)

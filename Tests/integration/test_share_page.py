@@ -68,3 +68,51 @@ def test_share_link_as_an_obs_source_is_transparent_and_live(server, browser):
     time.sleep(2.2)
     assert _countdown_seconds(browser.find_element(By.CSS_SELECTOR, ".countdown").text) < first
     assert_clean_console(browser)
+
+
+def test_sharing_list_names_activities_by_what_they_show_and_says_when_they_ended(server, browser):
+    """Issue 19, item 5: an emoji activity is listed by its emoji and name (not "Workout (E7B8B07C)"); an
+    ended activity that is still shown says so, in the Sharing list and on its Lock Screen view."""
+    from datetime import datetime, timedelta, timezone
+
+    from wsclient import connect, recv_until, request, run
+
+    def iso(dt: datetime) -> str:
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    async def setup() -> dict[str, str]:
+        now = datetime.now(timezone.utc)
+        async with connect(server.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            emoji = await request(ws, {"type": "start", "requestId": "e", "attributesType": "emoji",
+                                       "attributes": {"startTime": iso(now), "endTime": iso(now + timedelta(hours=1)),
+                                                      "name": "Morning run"},
+                                       "content": {"state": {"emoji": "🏃"}, "relevanceScore": 5}})
+            yoga = await request(ws, {"type": "start", "requestId": "y", "attributes": {"workout": "yoga"},
+                                      "durationSeconds": 600})
+            for rid, aid in (("ey", yoga["activityId"]), ("ee", emoji["activityId"])):
+                ended = await request(ws, {"type": "end", "requestId": rid, "activityId": aid, "dismissalPolicy": "default"})
+                assert ended["type"] == "ack", ended
+            return {"emoji": emoji["activityId"], "yoga": yoga["activityId"]}
+
+    open_dashboard(browser, server.url)
+    ids = run(setup())
+    options = wait_for("both activities in the share picker", lambda: (lambda o: o if len(o) == 2 else None)(
+        browser.execute_script("return [...document.querySelectorAll('#share-activity option')]"
+                               ".map((o) => [o.value, o.textContent])")))
+    labels = dict(options)
+    assert re.fullmatch(r"🏃 Morning run, ended \(started \d{1,2}:\d{2}( [AP]M)?\)", labels[ids["emoji"]]), labels
+    assert re.fullmatch(r"Yoga, ended \(started \d{1,2}:\d{2}( [AP]M)?\)", labels[ids["yoga"]]), labels
+    assert not any(ids[k][:8] in v for k, v in ((k, labels[ids[k]]) for k in ids)), "no id fragments"
+    emoji_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{ids["emoji"]}"]')
+    wait_for("the emoji Lock Screen to say it ended",
+             lambda: emoji_screen.find_element(By.CSS_SELECTOR, ".emoji-remaining").text == "Ended")
+    yoga_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{ids["yoga"]}"]')
+    assert yoga_screen.find_element(By.CSS_SELECTOR, ".badge").get_attribute("textContent") == "Ended"
+    # A link to an ended activity is listed with the same name.
+    browser.execute_script("document.getElementById('share-activity').value = arguments[0]", ids["emoji"])
+    browser.find_element(By.ID, "share-create").click()
+    row = wait_for("the share listed", lambda: css(browser, "#share-rows tr"))[0]
+    assert row.find_elements(By.TAG_NAME, "td")[0].text == labels[ids["emoji"]]
+    assert css(browser, "#share-rows button")[0].accessible_name == f"Revoke the link to {labels[ids['emoji']]}"
+    assert_clean_console(browser)

@@ -55,12 +55,13 @@ def test_share_viewer_sees_only_its_activity_and_cannot_control(server):
                 assert event["activity"]["id"] == shared
                 tick = await recv_until(viewer, lambda m: m["type"] == "tick", 5, include_ticks=True)
                 assert [t["activityId"] for t in tick["timers"]] == [shared]
-                for message in [{"type": "start", "attributes": {"workout": "yoga"}, "durationSeconds": 5},
-                                {"type": "end", "activityId": shared}, {"type": "list"},
-                                {"type": "share", "activityId": other}, {"type": "hello", "token": "x"}]:
-                    await send_json(viewer, message)
+                for number, message in enumerate([{"type": "start", "attributes": {"workout": "yoga"}, "durationSeconds": 5},
+                                                  {"type": "end", "activityId": shared}, {"type": "list"},
+                                                  {"type": "share", "activityId": other}, {"type": "hello", "token": "x"}]):
+                    await send_json(viewer, {**message, "requestId": f"v{number}"})
                     refusal = await recv_until(viewer, lambda m: m["type"] == "error", 5)
                     assert refusal["code"] == "forbidden"
+                    assert refusal["requestId"] == f"v{number}", refusal  # echoed, as for every message
                     assert other not in json.dumps(refusal)
             listed = await request(controller, {"type": "shares", "requestId": "l"}, lambda m: m.get("requestId") == "l")
             assert [s["id"] for s in listed["shares"]] == [share["id"]]

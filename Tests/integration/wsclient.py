@@ -67,16 +67,24 @@ async def send_text(ws: ClientConnection, text: str) -> None:
     await ws.send(text)
 
 
-async def recv_json(ws: ClientConnection, timeout: float = DEFAULT_TIMEOUT) -> Message:
-    """Receive the next message, which must be a text frame holding one JSON object."""
-    raw = await asyncio.wait_for(ws.recv(), timeout)
-    assert isinstance(raw, str), f"expected a text frame, got binary {raw[:80]!r}"
-    msg = json.loads(raw)
-    assert isinstance(msg, dict), f"expected a JSON object, got {raw[:200]}"
-    assert isinstance(msg.get("type"), str), f"message without a string 'type': {raw[:200]}"
-    # Every message the server sends in the integration tests must match its JSON Schema (docs/schemas).
-    validate_server(msg)
-    return msg
+async def recv_json(ws: ClientConnection, timeout: float = DEFAULT_TIMEOUT, *,
+                    include_heartbeats: bool = False) -> Message:
+    """Receive the next message, which must be a text frame holding one JSON object.
+
+    `heartbeat` messages (sent every --heartbeat-seconds whatever happens) are validated and skipped
+    unless `include_heartbeats=True`: they may fall between any two messages a test expects.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        raw = await asyncio.wait_for(ws.recv(), max(0.001, deadline - time.monotonic()))
+        assert isinstance(raw, str), f"expected a text frame, got binary {raw[:80]!r}"
+        msg = json.loads(raw)
+        assert isinstance(msg, dict), f"expected a JSON object, got {raw[:200]}"
+        assert isinstance(msg.get("type"), str), f"message without a string 'type': {raw[:200]}"
+        # Every message the server sends in the integration tests must match its JSON Schema (docs/schemas).
+        validate_server(msg)
+        if msg["type"] != "heartbeat" or include_heartbeats:
+            return msg
 
 
 async def recv_until(

@@ -245,7 +245,7 @@ export class EmojiKind {
     }
   }
 
-  /** @private Time left until each activity's endTime. */
+  /** @private Time left until each activity's endTime ("Ended" once it has ended). */
   _renderClock() {
     const now = this._serverNow();
     for (const el of qsa(".emoji-layout[data-activity-id] .emoji-remaining", this.$form.ownerDocument)) {
@@ -255,7 +255,9 @@ export class EmojiKind {
       const end = parseDateMs(activity.attributes?.endTime);
       const endedAt = parseDateMs(activity.endDate);
       const at = activity.activityState === "ended" && Number.isFinite(endedAt) ? Math.min(now, endedAt) : now;
-      setText(el, Number.isFinite(end) ? formatCountdown(Math.max(0, Math.ceil((end - at) / 1000))) : "");
+      // An ended activity stays until dismissed: it says so instead of showing a frozen time.
+      if (activity.activityState === "ended") setText(el, "Ended");
+      else setText(el, Number.isFinite(end) ? formatCountdown(Math.max(0, Math.ceil((end - at) / 1000))) : "");
     }
   }
 }

@@ -132,6 +132,7 @@ public struct ActivityCenter: Sendable {
                                 content: content, timer: timer, activityState: begin > now ? .pending : .active,
                                 startDate: begin)
         activity.pushToken = pushToken
+        activity.channelId = command.channelId
         activities[id] = activity
         return Outcome(activityId: id, events: [event(begin > now ? .scheduled : .started, activity)])
     }

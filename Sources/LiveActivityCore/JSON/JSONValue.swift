@@ -41,6 +41,10 @@ extension JSONValue {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
             let (field, reason) = describe(error)
+            // Foundation names no place for a broken document; the syntax check does.
+            if field == nil, let syntax = JSONSyntaxCheck.firstError(in: bytes) {
+                throw ProtocolError(.invalidJSON, field: nil, message: "message is not valid JSON: \(syntax.description)")
+            }
             throw ProtocolError(.invalidJSON, field: field, message: field.map { "\($0): \(reason)" } ?? "message is not valid JSON: \(reason)")
         }
     }
@@ -164,5 +168,14 @@ extension JSONValue {
         case .array: "array"
         case .object: "object"
         }
+    }
+}
+
+extension Double {
+    /// The number as a JSON text shows it, for error messages: whole numbers without a fraction (`-1`, not
+    /// `-1.0`), others in Swift's shortest round-trip form (`0.5`, `1e+300`).
+    public var jsonText: String {
+        if rounded() == self, abs(self) < 9_007_199_254_740_992 { return String(Int64(self)) }
+        return "\(self)"
     }
 }

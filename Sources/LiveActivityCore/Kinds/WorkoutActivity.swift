@@ -58,7 +58,7 @@ public enum WorkoutActivity: ActivityKind {
         case .number(let number):
             // Range first: converting a huge number (1e300) to Int would trap.
             guard number.rounded() == number, number >= 0, number < Double(Workout.allCases.count) else {
-                throw .invalid(key, "raw value \(number) is not 0 (jogging), 1 (aerobics) or 2 (yoga)")
+                throw .invalid(key, "raw value \(number.jsonText) is not 0 (jogging), 1 (aerobics) or 2 (yoga)")
             }
             workout = Workout.allCases[Int(number)]
         case let other:

@@ -34,6 +34,9 @@ public struct Activity: Sendable, Hashable, Encodable {
     public var lastPushTimestamp: Double?
     /// The fitted thumbnail of `attributes.image`, once the server has fetched it; `nil` until then (or when it cannot be).
     public var thumbnail: ActivityThumbnail?
+    /// The broadcast channel it is subscribed to (iOS 18 `PushType.channel`): a `start` with `channelId`, or a
+    /// push-to-start with `input-push-channel`; broadcasts to the channel update it. `nil` for none.
+    public var channelId: String?
 
     /// Creates an activity.
     public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
@@ -53,7 +56,7 @@ public struct Activity: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail, channelId
     }
 
     /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
@@ -70,6 +73,7 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(endReason, forKey: .endReason)
         try container.encodeIfPresent(pushToken, forKey: .pushToken)
         try container.encodeIfPresent(thumbnail, forKey: .thumbnail)
+        try container.encodeIfPresent(channelId, forKey: .channelId)
     }
 }
 

@@ -93,7 +93,7 @@ public struct ClientMessage: Sendable {
             let id = try activityID(message)
             guard let seconds = try message.number("seconds") else { throw .missing("seconds") }
             guard seconds != 0, abs(seconds) <= Lifetime.maximumActive else {
-                throw .invalid("seconds", "expected a non-zero number of seconds within ±\(Int(Lifetime.maximumActive)), got \(seconds)")
+                throw .invalid("seconds", "expected a non-zero number of seconds within ±\(Int(Lifetime.maximumActive)), got \(seconds.jsonText)")
             }
             return .extend(activityId: id, seconds: seconds)
         case "list": return .list
@@ -106,7 +106,7 @@ public struct ClientMessage: Sendable {
             guard let pushToken = try message.string("pushToken", maxLength: 128) else { throw .missing("pushToken") }
             let priority = try message.number("priority")
             if let priority, ![1, 5, 10].contains(priority) {
-                throw .invalid("priority", "expected an apns-priority of 1, 5 or 10, got \(priority)")
+                throw .invalid("priority", "expected an apns-priority of 1, 5 or 10, got \(priority.jsonText)")
             }
             return .push(pushToken: pushToken, payload: try message.required("payload"))
         case "hello":
@@ -143,7 +143,7 @@ extension ClientMessage {
     static func sequence(_ message: FieldReader, _ key: String) throws(ProtocolError) -> UInt64 {
         guard let number = try message.number(key) else { throw .missing(message.path(key)) }
         guard number >= 0, number.rounded() == number, number < 9.0e15 else {
-            throw .invalid(message.path(key), "expected a whole number from 0 up, got \(number)")
+            throw .invalid(message.path(key), "expected a whole number from 0 up, got \(number.jsonText)")
         }
         return UInt64(number)
     }
@@ -179,7 +179,7 @@ public struct HistoryQuery: Sendable, Equatable {
     public static func limit(_ value: Double?, field: String) throws(ProtocolError) -> Int {
         guard let value else { return 50 }
         guard value.rounded() == value, value >= 1, value <= Double(maximumLimit) else {
-            throw .invalid(field, "expected a whole number from 1 to \(maximumLimit), got \(value)")
+            throw .invalid(field, "expected a whole number from 1 to \(maximumLimit), got \(value.jsonText)")
         }
         return Int(value)
     }
@@ -210,7 +210,7 @@ public enum ContentInput: Sendable {
         }
         guard let seconds = try message.number("durationSeconds") else { return nil }
         guard seconds > 0, seconds <= maximumDuration else {
-            throw .invalid(message.path("durationSeconds"), "must be more than 0 and at most \(Int(maximumDuration)) seconds, got \(seconds)")
+            throw .invalid(message.path("durationSeconds"), "must be more than 0 and at most \(Int(maximumDuration)) seconds, got \(seconds.jsonText)")
         }
         return .duration(seconds, relevanceScore: try message.number("relevanceScore") ?? 0)
     }
@@ -267,13 +267,17 @@ public struct StartCommand: Sendable {
     public var content: ContentInput
     /// When to start (UTC); a future date creates a `pending` activity, `nil` or a past date starts at once.
     public var startDate: Date?
+    /// The broadcast channel the activity subscribes to (`channelId`; iOS 18 `PushType.channel`), if any.
+    public var channelId: String?
 
     /// Creates a command from validated parts.
-    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil) {
+    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil,
+                channelId: String? = nil) {
         self.kind = kind
         self.attributes = attributes
         self.content = content
         self.startDate = startDate
+        self.channelId = channelId
     }
 
     init(_ message: FieldReader) throws(ProtocolError) {
@@ -283,6 +287,12 @@ public struct StartCommand: Sendable {
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
         self.content = content
         startDate = try message.date("startDate")
+        if let channel = try message.string("channelId", maxLength: 128) {
+            guard BroadcastChannel.isWellFormedID(channel) else {
+                throw .invalid("channelId", "\"\(channel.prefix(64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
+            }
+            channelId = channel
+        }
     }
 }
 

@@ -25,6 +25,9 @@ public enum ServerMessage: Sendable {
     case activity(ActivityEvent, serverTime: Date)
     /// Once per second while a countdown runs.
     case tick(Tick)
+    /// Every `intervalSeconds` to every watching client, whatever runs: a connection that hears nothing for
+    /// a few intervals is dead (browsers hide WebSocket pings from pages).
+    case heartbeat(serverTime: Date, intervalSeconds: Int)
     /// A request was accepted; `activityIds` is set for `end` with `all`.
     case ack(requestId: JSONValue?, activityId: String?, activityIds: [String]?)
     /// A request was refused.
@@ -48,6 +51,7 @@ private struct Wire: Encodable {
 
     private enum Key: String, CodingKey {
         case type, requestId, role, logId, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
+        case intervalSeconds
         case activityId, activityIds, code, field, message, pushToStartToken, shares
     }
 
@@ -100,6 +104,10 @@ private struct Wire: Encodable {
             try c.encode("tick", forKey: .type)
             try c.encode(tick.serverTime, forKey: .serverTime)
             try c.encode(tick.timers, forKey: .timers)
+        case .heartbeat(let serverTime, let intervalSeconds):
+            try c.encode("heartbeat", forKey: .type)
+            try c.encode(serverTime, forKey: .serverTime)
+            try c.encode(intervalSeconds, forKey: .intervalSeconds)
         case .ack(let requestId, let activityId, let activityIds):
             try c.encode("ack", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)

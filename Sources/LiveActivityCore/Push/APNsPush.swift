@@ -32,6 +32,10 @@ public struct APNsPush: Sendable {
     public var attributesType: String?
     /// `attributes`, for `start`.
     public var attributes: JSONValue?
+    /// `input-push-channel`, for `start`: the broadcast channel ID the started activity subscribes to (iOS 18).
+    public var inputPushChannel: String?
+    /// `input-push-token`, for `start`: `1` asks the started activity for a push token of its own.
+    public var inputPushToken: Int?
 
     /// Largest accepted `timestamp`: 2^53, the last whole number a JSON number (a `Double`) holds exactly.
     /// Beyond it consecutive timestamps compare equal, so "newer than the last push" means nothing; it is far
@@ -40,13 +44,17 @@ public struct APNsPush: Sendable {
 
     /// Largest payload APNs accepts for a Live Activity, in bytes.
     public static let maximumBytes = 4096
+    /// Largest payload APNs accepts for a broadcast push (`POST /4/broadcasts/apps/{bundleId}`), in bytes: 5 KB.
+    /// Source: "Sending broadcast push notification requests to APNs".
+    public static let maximumBroadcastBytes = 5120
 
     /// Reads a payload.
     /// - Throws: ``PushRejection`` (`BadPayload`, HTTP 400) naming the key that is missing or malformed: among
     ///   others a `timestamp` that is negative or above ``maximumTimestamp``, a `stale-date` or `dismissal-date`
     ///   more than about 1,000 years either side of its epoch (``CodableDate/unix(_:field:)``); (413 `PayloadTooLarge`) a payload over
     ///   ``maximumBytes``.
-    public static func parse(_ payload: JSONValue) throws(PushRejection) -> APNsPush {
+    /// - Parameter maximumBytes: the size limit (``maximumBytes``; ``maximumBroadcastBytes`` for broadcasts).
+    public static func parse(_ payload: JSONValue, maximumBytes: Int = maximumBytes) throws(PushRejection) -> APNsPush {
         // APNs measures the body it receives; a WebSocket `push` carries it re-encoded, measured the same way.
         let size = (try? MessageEncoder.encoder.encode(payload).count) ?? 0
         if size > maximumBytes {
@@ -62,7 +70,7 @@ public struct APNsPush: Sendable {
             }
             guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
             guard timestamp >= 0, timestamp <= maximumTimestamp else {
-                throw ProtocolError.invalid("aps.timestamp", "expected Unix seconds from 0 to 2^53, got \(timestamp)"
+                throw ProtocolError.invalid("aps.timestamp", "expected Unix seconds from 0 to 2^53, got \(timestamp.jsonText)"
                                             + (timestamp < 0 ? " (before 1970)" : " (beyond what a Double orders exactly)"))
             }
             var push = APNsPush(event: event, timestamp: timestamp)
@@ -72,6 +80,16 @@ public struct APNsPush: Sendable {
             push.relevanceScore = try aps.number("relevance-score")
             push.attributesType = try aps.string("attributes-type", maxLength: 256)
             push.attributes = aps.value("attributes")
+            if let channel = try aps.string("input-push-channel", maxLength: 128) {
+                guard BroadcastChannel.isWellFormedID(channel) else {
+                    throw ProtocolError.invalid("aps.input-push-channel", "\"\(channel.prefix(64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
+                }
+                push.inputPushChannel = channel
+            }
+            if let token = try aps.number("input-push-token") {
+                guard token == 0 || token == 1 else { throw ProtocolError.invalid("aps.input-push-token", "expected 1 (or 0), got \(token.jsonText)") }
+                push.inputPushToken = Int(token)
+            }
             if let alert = try aps.object("alert") {
                 push.alert = AlertConfiguration(title: try text(alert, "title"), body: try text(alert, "body"),
                                                 sound: try alert.string("sound", maxLength: 256))
@@ -145,6 +163,10 @@ public enum PushCause: String, Sendable, Equatable, Codable, CaseIterable {
     case missingAlert
     /// The device would refuse it for another limit (too many activities, content too large).
     case limitExceeded
+    /// A broadcast to a channel no live activity is subscribed to (nothing to update).
+    case noSubscribers
+    /// A push-to-start whose `input-push-channel` names no registered channel (dropped).
+    case channelNotRegistered
 }
 
 /// What became of a push APNs would accept (HTTP 200): applied, or dropped or ignored by the device.

@@ -33,12 +33,15 @@ extension ActivityCenter {
     ///     activity's `pushToken` otherwise.
     ///   - pushToStartToken: the server's push-to-start token.
     ///   - now: the current time (UTC).
+    ///   - isChannelRegistered: whether a channel ID names a registered broadcast channel (for a start's
+    ///     `input-push-channel`; an unknown one drops the push with ``PushCause/channelNotRegistered``).
     ///   - newID: makes the id of a started activity.
     /// - Returns: the verdict and events.
     /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400), or its
     ///   `aps.stale-date` or `aps.dismissal-date` lies outside the ``DateWindow`` around `now` (`BadPayload`,
     ///   400, naming the key); nothing has changed then.
     public mutating func applyPush(_ push: APNsPush, pushToken: String, pushToStartToken: String, now: Date,
+                                   isChannelRegistered: (String) -> Bool = { _ in false },
                                    newID: () -> String) throws(PushRejection) -> PushOutcome {
         var outcome: PushOutcome
         switch push.event {
@@ -48,6 +51,10 @@ extension ActivityCenter {
             }
             try checkDates(push, now: now)
             if let future = futureTimestamp(push, now: now, nil) { return future }
+            if let channel = push.inputPushChannel, !isChannelRegistered(channel) {
+                return dropped(.channelNotRegistered, "aps.input-push-channel \(channel) is not a registered channel "
+                               + "(create it with POST /1/apps/{bundleId}/channels); iOS cannot subscribe the activity to it")
+            }
             outcome = startFromPush(push, now: now, newID: newID)
         case .update, .end:
             guard let activity = activity(withPushToken: pushToken) else {
@@ -66,6 +73,72 @@ extension ActivityCenter {
             }
         }
         return outcome
+    }
+
+    /// What a broadcast push accepted by APNs (HTTP 200) did to the activities subscribed to its channel.
+    public struct BroadcastOutcome: Sendable {
+        /// Applied (to at least one activity), else the first subscriber's ignored or dropped verdict, else
+        /// ignored with ``PushCause/noSubscribers``.
+        public var verdict: PushVerdict
+        /// Why it was ignored or dropped (as ``PushOutcome/cause``).
+        public var cause: PushCause?
+        /// The activities subscribed to the channel that it reached, in start order (ids).
+        public var activityIds: [String]
+        /// What it did to each of them, in the same order.
+        public var outcomes: [PushOutcome]
+        /// The events, in order (those of the activities it applied to, then deadlines already due).
+        public var events: [ActivityEvent]
+    }
+
+    /// Applies one broadcast push (iOS 18) at `now` to every activity subscribed to `channelId` (live, or
+    /// ended for an `end`), each as iOS applies a push to it: an update is ignored by an ended activity or
+    /// one whose last push is newer; an end is applied even when older. Then any deadline already due.
+    /// Source: "Sending broadcast push notification requests to APNs".
+    /// - Parameters:
+    ///   - push: the parsed payload (at most ``APNsPush/maximumBroadcastBytes``).
+    ///   - channelId: the registered channel it was sent to.
+    ///   - now: the current time (UTC).
+    /// - Returns: the verdict, the activities reached and the events.
+    /// - Throws: ``PushRejection`` 400 `BadPayload` for a `start` (a channel updates and ends activities; a
+    ///   push-to-start with `input-push-channel` starts one) or an `aps.stale-date` / `aps.dismissal-date`
+    ///   outside the ``DateWindow``; nothing has changed then.
+    public mutating func applyBroadcast(_ push: APNsPush, channelId: String, now: Date) throws(PushRejection) -> BroadcastOutcome {
+        guard push.event != .start else {
+            throw PushRejection(status: 400, reason: "BadPayload", detail: "aps.event: broadcast pushes update or end Live Activities; "
+                                + "start one with a push-to-start push carrying aps.input-push-channel", field: "aps.event")
+        }
+        try checkDates(push, now: now)
+        let subscribers = activities.values.filter { $0.channelId == channelId && $0.activityState != .dismissed }
+            .sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
+        var outcomes: [PushOutcome] = []
+        var events: [ActivityEvent] = []
+        for activity in subscribers {
+            var outcome: PushOutcome
+            if let future = futureTimestamp(push, now: now, activity) {
+                outcome = future
+            } else if push.event == .update {
+                outcome = updateFromPush(push, activity, now: now)
+            } else {
+                outcome = endFromPush(push, activity, now: now)
+            }
+            if outcome.verdict == .applied { events += outcome.events }
+            outcome.events = []
+            outcomes.append(outcome)
+        }
+        events += advance(to: now)
+        let verdict: PushVerdict
+        let cause: PushCause?
+        if outcomes.contains(where: { $0.verdict == .applied }) {
+            verdict = .applied
+            cause = nil
+        } else if let first = outcomes.first {
+            verdict = first.verdict
+            cause = first.cause
+        } else {
+            verdict = .ignored("no live activity is subscribed to channel \(channelId): nothing to update")
+            cause = .noSubscribers
+        }
+        return BroadcastOutcome(verdict: verdict, cause: cause, activityIds: subscribers.map(\.id), outcomes: outcomes, events: events)
     }
 
     /// Checks the push's own dates, `aps.stale-date` and `aps.dismissal-date`, against the ``DateWindow`` around
@@ -133,8 +206,8 @@ extension ActivityCenter {
             }
             let content = try content(push, kind: kind, required: true)!
             let id = newID()
-            var outcome = try start(StartCommand(kind: kind, attributes: attributes, content: content), now: now, id: id,
-                                    pushToken: PushToken.random())
+            var outcome = try start(StartCommand(kind: kind, attributes: attributes, content: content, channelId: push.inputPushChannel),
+                                    now: now, id: id, pushToken: PushToken.random())
             activities[id]?.lastPushTimestamp = push.timestamp
             outcome.events = outcome.events.map { event in
                 var event = event

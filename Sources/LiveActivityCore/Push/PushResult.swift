@@ -12,6 +12,8 @@ public struct PushResult: Sendable, Equatable, Encodable {
     public var detail: String?
     /// The activity addressed or started, if any.
     public var activityId: String?
+    /// For a broadcast: the activities it reached (subscribed to the channel), in order. Absent otherwise.
+    public var activityIds: [String]?
     /// For status 200: the ``PushCause`` of an ignored or dropped push, or `staleDateInPast` for an applied one.
     public var cause: String?
     /// For an applied push: what iOS would do that the sender may not expect.
@@ -23,6 +25,16 @@ public struct PushResult: Sendable, Equatable, Encodable {
         self.apnsId = apnsId
         reason = rejection.reason
         detail = rejection.detail
+    }
+
+    /// An accepted broadcast push and what the devices subscribed to its channel did with it.
+    public init(_ outcome: ActivityCenter.BroadcastOutcome, requestId: String) {
+        status = 200
+        apnsId = requestId
+        verdict = outcome.verdict.name
+        detail = outcome.verdict.reason
+        cause = outcome.cause?.rawValue
+        activityIds = outcome.activityIds
     }
 
     /// An accepted push and what the device did with it.

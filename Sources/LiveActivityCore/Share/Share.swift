@@ -48,7 +48,7 @@ public struct Share: Sendable, Hashable, Codable {
     public static func expiresIn(_ reader: FieldReader) throws(ProtocolError) -> TimeInterval? {
         guard let seconds = try reader.number("expiresIn") else { return nil }
         guard seconds >= 1, seconds <= maximumLifetime else {
-            throw .invalid(reader.path("expiresIn"), "expected seconds from 1 to \(Int(maximumLifetime)) (24 h), got \(seconds)")
+            throw .invalid(reader.path("expiresIn"), "expected seconds from 1 to \(Int(maximumLifetime)) (24 h), got \(seconds.jsonText)")
         }
         return seconds
     }

@@ -3,9 +3,18 @@ import Foundation
 /// Where activities and the event log are kept: the one interface between the engine and storage.
 ///
 /// The server records every event before it acknowledges or broadcasts it, so a store that persists
-/// (SQLite, Redis) makes every acknowledged change durable. Implementations are called from one thread at
-/// a time (the server's service thread).
+/// (SQLite, Redis) makes every acknowledged change durable.
+///
+/// Threads: unless ``recordsInstantly``, the server records (``record(_:)``, ``save(_:)``, and the catch-up
+/// reads of a cluster) on its own store thread, while its service thread reads (``events(after:)``,
+/// ``history(limit:before:beforeId:)``) at the same time: such a store must allow one writer thread and one
+/// reader thread at once (SQLite and Redis use a second connection for reads). A store that records
+/// instantly is called from the service thread only.
 public protocol ActivityStore: AnyObject {
+    /// Whether recording costs nothing worth a thread hop (no disk, no network): the server then records
+    /// on its service thread, at once. Default `false`.
+    var recordsInstantly: Bool { get }
+
     /// The state to start from: every activity not dismissed, and the last sequence number handed out.
     /// - Throws: the store's own error when it cannot be read.
     func load() throws -> (activities: [Activity], sequence: UInt64)
@@ -43,9 +52,25 @@ public protocol ActivityStore: AnyObject {
     /// Keeps a share link, new or changed (ended).
     /// - Throws: the store's own error; a new link is then not handed out.
     func save(_ share: Share) throws
+
+    /// Every broadcast channel kept (created and not deleted), so that channels survive a restart.
+    /// - Throws: the store's own error.
+    func channels() throws -> [BroadcastChannel]
+
+    /// Keeps a new broadcast channel.
+    /// - Throws: the store's own error; the channel is then not handed out.
+    func save(_ channel: BroadcastChannel) throws
+
+    /// Forgets a broadcast channel (deleted through the channel-management API). Forgetting one that is
+    /// not kept does nothing.
+    /// - Throws: the store's own error; the channel then stays.
+    func deleteChannel(id: String) throws
 }
 
 extension ActivityStore {
+    /// Stores do I/O unless they say otherwise (``ActivityStore/recordsInstantly``).
+    public var recordsInstantly: Bool { false }
+
     /// Finished activities, newest end first, ending before `before`.
     public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
         try history(limit: limit, before: before, beforeId: nil)
@@ -95,8 +120,11 @@ public final class InMemoryActivityStore: ActivityStore {
     private let startToken = PushToken.random()
     private let identity = UUID().uuidString.lowercased()
     private var links: [String: Share] = [:]
+    private var broadcastChannels: [String: BroadcastChannel] = [:]
     /// How many events the log keeps.
     public let logCapacity: Int
+    /// Memory only: recorded at once, on the service thread (``ActivityStore/recordsInstantly``).
+    public var recordsInstantly: Bool { true }
 
     /// Creates an empty store keeping the last `logCapacity` events.
     public init(logCapacity: Int = 10_000) {
@@ -141,6 +169,15 @@ public final class InMemoryActivityStore: ActivityStore {
 
     /// Keeps a share link, new or ended (``ActivityStore/save(_:)``).
     public func save(_ share: Share) { links[share.id] = share }
+
+    /// Every kept broadcast channel (``ActivityStore/channels()``).
+    public func channels() -> [BroadcastChannel] { Array(broadcastChannels.values) }
+
+    /// Keeps a broadcast channel (``ActivityStore/save(_:)-(BroadcastChannel)``).
+    public func save(_ channel: BroadcastChannel) { broadcastChannels[channel.id] = channel }
+
+    /// Forgets a broadcast channel (``ActivityStore/deleteChannel(id:)``).
+    public func deleteChannel(id: String) { broadcastChannels[id] = nil }
 
     /// Finished activities, newest end first, after the page cursor (``ActivityStore/history(limit:before:beforeId:)``).
     public func history(limit: Int, before: Date?, beforeId: String?) -> [HistoryEntry] {

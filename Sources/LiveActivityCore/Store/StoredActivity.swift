@@ -35,6 +35,7 @@ public enum StoredActivity {
         activity.pushToken = try reader.string("pushToken")
         activity.lastPushTimestamp = try reader.number("lastPushTimestamp")
         activity.thumbnail = reader.value("thumbnail").flatMap(ActivityThumbnail.init)
+        activity.channelId = try reader.string("channelId", maxLength: 128)
         return activity
     }
 

@@ -13,7 +13,9 @@ struct PermessageDeflate: Equatable, Sendable {
     /// ``Deflate/windowBits(allowing:)``); nil when an offer's `server_max_window_bits` is malformed
     /// (RFC 7692 §7.1.2.1 allows only 8 to 15): then every message goes as stored blocks, which need no
     /// window.
-    let windowBits: Int?
+    var windowBits: Int? { storedWindowBits == 0 ? nil : Int(storedWindowBits) }
+    /// ``windowBits`` in one byte (0: nil), so that the whole negotiation fits the session's first cache line.
+    private let storedWindowBits: UInt8
     /// Whether every permessage-deflate offer says `client_no_context_takeover` (RFC 7692 §7.1.1.2), which
     /// lws echoes: the client then compresses each message from a fresh state, and the server's inflater
     /// need not keep a window between them.
@@ -24,7 +26,7 @@ struct PermessageDeflate: Equatable, Sendable {
     ///   - windowBits: the window to compress with, 9...15; nil: never compress.
     ///   - clientNoContextTakeover: the client resets its compressor after each message.
     init(windowBits: Int?, clientNoContextTakeover: Bool = false) {
-        self.windowBits = windowBits
+        storedWindowBits = windowBits.map { UInt8(clamping: $0) } ?? 0
         self.clientNoContextTakeover = clientNoContextTakeover
     }
 
@@ -52,8 +54,7 @@ struct PermessageDeflate: Equatable, Sendable {
             }
         }
         guard found else { return nil }
-        windowBits = allowed.map(Deflate.windowBits(allowing:))
-        clientNoContextTakeover = everyOfferResets
+        self.init(windowBits: allowed.map(Deflate.windowBits(allowing:)), clientNoContextTakeover: everyOfferResets)
     }
 
     /// For the debug log: `window 15` (bits compressed with) or `stored only`, and `client resets` when the

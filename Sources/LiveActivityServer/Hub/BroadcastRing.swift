@@ -40,6 +40,19 @@ struct BroadcastRing {
         entries[Int(position - base)]
     }
 
+    /// The frame at `position` (without copying the rest of its entry). - Precondition: `base <= position < head`.
+    @inline(__always)
+    func frame(at position: UInt64) -> Frame {
+        entries[Int(position - base)].frame
+    }
+
+    /// Whether the frame at `position` is for a viewer of `activityId` only: it names another activity.
+    /// - Precondition: `base <= position < head`.
+    func isAbout(anotherActivityThan activityId: String, at position: UInt64) -> Bool {
+        guard let about = entries[Int(position - base)].activityId else { return false }
+        return about != activityId
+    }
+
     /// Payload bytes from `position` to ``head``: how far a client at `position` lags.
     func bytes(from position: UInt64) -> Int {
         guard position < head else { return 0 }

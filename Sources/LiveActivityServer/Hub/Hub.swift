@@ -83,6 +83,7 @@ final class Hub {
         session.replies = []
         session.replyHead = 0
         session.replyBytes = 0
+        session.pendingReplies = 0
         session.pendingTick = nil
         session.lastWritten = nil
     }
@@ -118,6 +119,7 @@ final class Hub {
         }
         session.replies.append(Session.Reply(position: ring.head, frame: frame))
         session.replyBytes += frame.count
+        session.pendingReplies += 1
         return [.requestWritable(session)]
     }
 
@@ -171,6 +173,7 @@ final class Hub {
     ///   frames up to now); otherwise drop it (a client too slow to take it, a protocol error).
     func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
         guard session.closing == nil else { return [] }
+        session.lagAtClose = lag(of: session)
         session.closing = Session.Closing(code: code, reason: reason)
         session.pendingTick = nil
         stopWatching(session)
@@ -180,6 +183,7 @@ final class Hub {
             session.replies = []
             session.replyHead = 0
             session.replyBytes = 0
+            session.pendingReplies = 0
             session.cursor = nil
         }
         if code == .tryAgainLater { culled += 1 }
@@ -197,10 +201,11 @@ final class Hub {
     /// else its close frame once it is closing. Advances the session past what it returns.
     func nextWrite(for session: Session) -> Write {
         while true {
-            if session.replyHead < session.replies.count {
+            if session.pendingReplies > 0 {
                 let reply = session.replies[session.replyHead]
                 if session.cursor.map({ reply.position <= $0 || $0 >= session.cursorLimit }) ?? true {
                     session.replyHead += 1
+                    session.pendingReplies -= 1
                     session.replyBytes -= reply.frame.count
                     if session.replyHead == session.replies.count {
                         session.replies.removeAll(keepingCapacity: true)
@@ -214,9 +219,8 @@ final class Hub {
             }
             if let cursor = session.cursor, cursor < min(ring.head, session.cursorLimit) {
                 session.cursor = cursor + 1
-                let entry = ring.entry(at: cursor)
-                if let scope = session.scope, entry.activityId != nil, entry.activityId != scope { continue }
-                return .frame(entry.frame, more: hasPending(session))
+                if let scope = session.scope, ring.isAbout(anotherActivityThan: scope, at: cursor) { continue }
+                return .frame(ring.frame(at: cursor), more: hasPending(session))
             }
             break
         }
@@ -230,9 +234,9 @@ final class Hub {
 
     /// Whether anything is left to write to `session` (a close frame counts).
     func hasPending(_ session: Session) -> Bool {
-        session.replyHead < session.replies.count
+        session.pendingReplies > 0
             || session.cursor.map { $0 < min(ring.head, session.cursorLimit) } == true
-            || session.pendingTick != nil || session.closing != nil
+            || session.pendingTick != nil || session.isClosing
     }
 
     /// Unwritten payload bytes of `session`: its replies and the broadcast frames it has not read.

@@ -5,19 +5,44 @@ import LiveActivityCore
 /// touched only by the service thread. The lws adapter reaches it through the connection's per-session data
 /// (an unmanaged reference), so a write needs no lookup.
 final class Session {
-    /// Server-assigned id, for logs and the inspector's subscriber list.
-    let id: UInt64
-    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
-    let connection: ConnectionHandle?
-
     // MARK: Delivery (the hub's)
+    //
+    // The fields a WRITEABLE reads come first, so that they share the object's first cache line: with
+    // thousands of sessions each write touches one more line than the C peer does, not several.
 
-    /// Next broadcast position to write; nil while the client does not watch (no token yet).
-    var cursor: UInt64?
-    /// Whether the hub no longer counts it among the watchers (closing or gone).
-    var uncounted = false
+    /// Next broadcast position to write, or `UInt64.max` while the client does not watch (see ``cursor``).
+    private var rawCursor: UInt64 = .max
     /// Broadcast positions from here on are not written (set when closing with what is queued kept).
     var cursorLimit: UInt64 = .max
+    /// Replies queued and not yet written (the count of `replies` from `replyHead`).
+    var pendingReplies = 0
+    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
+    var pendingTick: Frame?
+    /// The frame written last. Were lws's own permessage-deflate to compress a payload (it no longer does:
+    /// deflate clients get whole frames), zlib would go on reading it on later POLLOUTs while it drains, so
+    /// it is kept until the next write.
+    var lastWritten: Frame?
+    /// Whether ``closing`` is set.
+    private(set) var isClosing = false
+    /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
+    /// nil: every frame goes through lws as plain text. A deflate client gets every frame whole from the
+    /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
+    /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
+    var deflate: PermessageDeflate?
+
+    /// Next broadcast position to write; nil while the client does not watch (no token yet).
+    var cursor: UInt64? {
+        @inline(__always) get { rawCursor == .max ? nil : rawCursor }
+        @inline(__always) set { rawCursor = newValue ?? .max }
+    }
+    /// Close code and reason to send once what is queued is written.
+    var closing: Closing? {
+        didSet { isClosing = closing != nil }
+    }
+    /// Its unwritten bytes when it was closed (for the log line of a client closed as too slow).
+    var lagAtClose = 0
+    /// Whether the hub no longer counts it among the watchers (closing or gone).
+    var uncounted = false
     /// A reply to this client, written once the broadcast frames before `position` are written.
     struct Reply {
         let position: UInt64
@@ -35,20 +60,12 @@ final class Session {
     var replyHead = 0
     /// Payload bytes in `replies` not yet written.
     var replyBytes = 0
-    /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
-    var pendingTick: Frame?
-    /// Close code and reason to send once what is queued is written.
-    var closing: Closing?
-    /// The frame written last. Were lws's own permessage-deflate to compress a payload (it no longer does:
-    /// deflate clients get whole frames), zlib would go on reading it on later POLLOUTs while it drains, so
-    /// it is kept until the next write.
-    var lastWritten: Frame?
 
-    /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
-    /// nil: every frame goes through lws as plain text. A deflate client gets every frame whole from the
-    /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
-    /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
-    var deflate: PermessageDeflate?
+    /// Server-assigned id, for logs and the inspector's subscriber list.
+    let id: UInt64
+    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
+    let connection: ConnectionHandle?
+
 
     // MARK: Protocol state
 
@@ -56,6 +73,8 @@ final class Session {
     var incoming: [UInt8] = []
     /// Set once a message went over the size limit; every later fragment is refused.
     var refusedOversizedMessage = false
+    /// Set once it flooded past the rate limit: nothing more is read; it closes with 1008 in its turn.
+    var flooding = false
     /// What the client may do.
     var role: AccessPolicy.Role
     /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.
@@ -81,5 +100,5 @@ final class Session {
     }
 
     /// Replies queued and not yet written.
-    var queuedReplies: Int { replies.count - replyHead }
+    var queuedReplies: Int { pendingReplies }
 }

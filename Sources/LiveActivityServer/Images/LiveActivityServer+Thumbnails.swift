@@ -6,7 +6,8 @@ import LiveActivityImages
 /// event when ready. Start never waits: until then (and for good when the image cannot be had) pages show the
 /// fallback icon. Service thread only, except where noted.
 extension LiveActivityServer {
-    /// Opens the thumbnail service, or `nil` when thumbnails are off (no cache folder) or the folder is unusable.
+    /// Opens the thumbnail service, or `nil` when thumbnails are off (no cache folder), the folder is unusable or
+    /// libcurl or libvips cannot be loaded (they are opened here, only when thumbnails are on).
     /// Also asks for the thumbnails that activities restored from the store still lack.
     func makeThumbnailService() -> ThumbnailService? {
         guard configuration.images.cacheDirectory != nil else { return nil }
@@ -14,6 +15,10 @@ extension LiveActivityServer {
             let service = try ThumbnailService(settings: configuration.images, logger: logger)
             perform { server in server.requestMissingThumbnails() }
             return service
+        } catch let error as ImageError where error.kind == .unavailable {
+            logger.error("thumbnails are off: a library they need cannot be loaded",
+                         ["image.cache": configuration.images.cacheDirectory?.path ?? "", "error": "\(error)"])
+            return nil
         } catch {
             logger.error("thumbnails are off: the image cache folder cannot be used",
                          ["image.cache": configuration.images.cacheDirectory?.path ?? "", "error": "\(error)"])
@@ -45,16 +50,15 @@ extension LiveActivityServer {
         }
     }
 
-    /// Records and broadcasts the thumbnail on every activity showing `url`'s fallback.
+    /// Records and broadcasts the thumbnail on every activity showing `url`'s fallback (through the change
+    /// pipeline: broadcast once durable).
     func publishThumbnail(_ thumbnail: ActivityThumbnail, forImage url: String) {
         let now = clock()
-        var next = center
-        let events = next.setThumbnail(thumbnail, forImage: url)
-        guard !events.isEmpty else { return }
-        if let failure = commit(next, events) {
-            logger.error("thumbnail not recorded", ["image.key": thumbnail.key, "error": "\(failure)"])
-            return
+        change({ center in let events = center.setThumbnail(thumbnail, forImage: url); return (events, events) }) { [self] result in
+            switch result {
+            case .success(let events): broadcast(events, at: now)
+            case .failure(let error): logger.error("thumbnail not recorded", ["image.key": thumbnail.key, "error": "\(error)"])
+            }
         }
-        broadcast(events, at: now)
     }
 }

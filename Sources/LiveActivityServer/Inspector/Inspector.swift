@@ -43,7 +43,7 @@ struct Inspection: Encodable {
     var at: Date
     /// `push` (an APNs-shaped payload) or `message` (a native protocol message).
     var source: String
-    /// `websocket` or `http`.
+    /// `websocket`, `http` (HTTP/1.1) or `http2` (the APNs port).
     var transport: String
     /// The message `type` (`push`, `start`, `update`, …; `invalid` when it could not be read).
     var type: String
@@ -81,6 +81,10 @@ struct Inspection: Encodable {
     var events: [EventRef]
     /// Budget emulation: why a device would throttle it (absent when emulation is off or it would not).
     var throttled: [String]?
+    /// For a broadcast: the channel it went to.
+    var channelId: String? = nil
+    /// For a broadcast: the activities subscribed to the channel that it reached, in order.
+    var activityIds: [String]? = nil
 }
 
 /// The push inspector's memory: the last ``capacity`` records, the connections watching, when each event

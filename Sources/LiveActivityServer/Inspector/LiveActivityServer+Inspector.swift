@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
@@ -69,20 +68,27 @@ extension LiveActivityServer {
     }
 
     /// Records one APNs-shaped push with what APNs would answer and what the device would do.
-    func inspectPush(_ payload: JSONValue, pushToken: String, result: PushResult, events: [ActivityEvent], priority: Int?,
-                     transport: String, requestId: JSONValue?, at now: Date) {
+    /// - Parameters:
+    ///   - pushToken: the device token it went to; nil for a broadcast.
+    ///   - type: `push`, or `broadcast` for a push to a channel.
+    ///   - channelId: for a broadcast, its channel; the record also lists the activities it reached
+    ///     (`result.activityIds`).
+    func inspectPush(_ payload: JSONValue, pushToken: String?, result: PushResult, events: [ActivityEvent], priority: Int?,
+                     transport: String, requestId: JSONValue?, at now: Date, type: String = "push", channelId: String? = nil) {
         var event: String?
         if case .object(let root) = payload, case .object(let aps)? = root["aps"], case .string(let name)? = aps["event"] {
             event = String(name.prefix(16))
         }
-        let activityId = result.activityId ?? center.activity(withPushToken: pushToken)?.id
-        var record = Inspection(id: 0, at: now, source: "push", transport: transport, type: "push", event: event, requestId: requestId,
-                                pushToken: String(pushToken.prefix(128)), apnsId: result.apnsId, priority: priority,
+        let activityId = result.activityId ?? pushToken.flatMap { center.activity(withPushToken: $0)?.id }
+        var record = Inspection(id: 0, at: now, source: "push", transport: transport, type: type, event: event, requestId: requestId,
+                                pushToken: pushToken.map { String($0.prefix(128)) }, apnsId: result.apnsId, priority: priority,
                                 activityId: activityId, status: result.status,
                                 verdict: result.status == 200 ? (result.verdict ?? "applied") : "refused",
                                 cause: result.cause ?? result.reason, detail: result.detail, warning: result.warning,
                                 raw: Self.kept(payload), decoded: nil, dates: DateLens.push(payload, now: now), diff: nil,
                                 noOp: false, events: [], throttled: nil)
+        record.channelId = channelId
+        record.activityIds = result.activityIds
         describe(&record, events: events, alert: events.first { $0.kind == .updated }?.alert, priorityTen: (priority ?? 10) == 10, now: now)
         publish(record)
     }
@@ -237,51 +243,7 @@ extension LiveActivityServer {
         return events.last { $0.at <= instant }?.event.activity
     }
 
-    // MARK: HTTP
-
-    /// Answers the inspector's dynamic paths: `/inspector` (the page), `GET /api/inspections`,
-    /// `GET /api/activities/{id}/timeline`; nil for any other path.
-    /// - Returns: nonzero to close the connection, or nil to let the caller route the request.
-    func inspectorRequest(_ wsi: OpaquePointer, id: UInt64, path: String) -> Int32? {
-        if path == "/inspector" || path == "/inspector/" { return inspectorPage(wsi, id: id) }
-        let timelineSuffix = "/timeline"
-        guard path == "/api/inspections" || (path.hasPrefix("/api/activities/") && path.hasSuffix(timelineSuffix)) else { return nil }
-        guard header(wsi, WSI_TOKEN_GET_URI) != nil else {
-            return respond(wsi, id: id, status: 405, body: ServerMessage.error(requestId: nil, ProtocolError(.invalidField, field: "method",
-                           message: "method: only GET is allowed here")).encoded())
-        }
-        let role = configuration.access.role(presenting: presentedToken(wsi))
-        guard let role, role != .unauthenticated else {
-            return respond(wsi, id: id, status: 401, body: ServerMessage.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
-                message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)")).encoded())
-        }
-        if path == "/api/inspections" {
-            var since: UInt64?
-            if let text = queryArgument(wsi, "since") {
-                guard let number = UInt64(text) else {
-                    return respond(wsi, id: id, status: 400, body: ServerMessage.error(requestId: nil,
-                        ProtocolError.invalid("since", "expected a whole number from 0 up, got \"\(text.prefix(20))\"")).encoded())
-                }
-                since = number
-            }
-            var records = Array(inspector.records(after: since))
-            if let activity = queryArgument(wsi, "activityId") { records = records.filter { $0.activityId == activity } }
-            struct Body: Encodable {
-                let type = "inspections"
-                let serverTime: Date
-                let budgetEmulation: Bool
-                let inspections: [Inspection]
-            }
-            let body = (try? MessageEncoder.encoder.encode(Body(serverTime: clock(), budgetEmulation: configuration.budget.enabled, inspections: records))) ?? Data()
-            return respond(wsi, id: id, status: 200, body: Array(body))
-        }
-        let activityId = String(path.dropFirst("/api/activities/".count).dropLast(timelineSuffix.count))
-        guard let timeline = timeline(of: activityId) else {
-            return respond(wsi, id: id, status: 404, body: ServerMessage.error(requestId: nil, ProtocolError(.unknownActivity, field: "id",
-                message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")).encoded())
-        }
-        return respond(wsi, id: id, status: 200, body: Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()))
-    }
+    // MARK: Timelines
 
     /// One activity's life on a time axis.
     struct Timeline: Encodable {
@@ -337,16 +299,5 @@ extension LiveActivityServer {
                         capDate: latest.startDate.addingTimeInterval(Lifetime.maximumActive), staleDate: latest.content.staleDate,
                         endDate: latest.endDate, dismissalDate: latest.dismissalDate, activityState: latest.activityState.rawValue,
                         from: first, to: last, events: points, inspections: pushes)
-    }
-
-    /// `/inspector`: Public/inspector.html with a policy that lets it frame the renderings (same origin).
-    private func inspectorPage(_ wsi: OpaquePointer, id: UInt64) -> Int32 {
-        let file = configuration.publicDirectory.appendingPathComponent("inspector.html")
-        guard let html = try? String(contentsOf: file, encoding: .utf8) else {
-            return respond(wsi, id: id, status: 404, body: Array("no inspector.html in the public folder\n".utf8), contentType: "text/plain")
-        }
-        return respondHTML(wsi, id: id, status: 200, html: html, contentSecurityPolicy:
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; "
-            + "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
     }
 }

@@ -9,7 +9,15 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
-    let server = Unmanaged<LiveActivityServer>.fromOpaque(owner).takeUnretainedValue()
+    // The context holds the server for its whole life: borrow it, without a retain and release per callback.
+    return Unmanaged<LiveActivityServer>.fromOpaque(owner)._withUnsafeGuaranteedRef { server in
+        serve(server, wsi, reason, user, input, length)
+    }
+}
+
+/// Hands one callback reason to the server (see ``liveActivityCallback(_:_:_:_:_:)``). Service thread.
+private func serve(_ server: LiveActivityServer, _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                   _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
     switch reason {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         server.runInbox()
@@ -28,26 +36,26 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
         server.webSocketClosed(sessionData: user)
         return 0
     case LWS_CALLBACK_HTTP:
-        guard let user, server.isAPIRequest(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
-        return server.httpRequest(wsi, sessionData: user)
+        guard let user, let http = server.http, http.claims(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
+        return http.request(wsi, sessionData: user)
     case LWS_CALLBACK_HTTP_BODY:
-        guard let id = user?.load(as: UInt64.self), let input, server.isReceivingBody(id) else {
+        guard let user, let input, let http = server.http,
+              http.receivedBody(UnsafeRawBufferPointer(start: input, count: length), sessionData: user) else {
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
-        server.receivedBody(UnsafeRawBufferPointer(start: input, count: length), id: id)
         return 0
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        guard let id = user?.load(as: UInt64.self), server.isReceivingBody(id) else {
+        guard let user, let result = server.http?.bodyComplete(wsi, sessionData: user) else {
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
-        return server.bodyComplete(wsi, id: id)
+        return result
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        guard let id = user?.load(as: UInt64.self), server.hasHTTPResponse(id) else {
+        guard let user, let result = server.http?.writable(wsi, sessionData: user) else {
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
-        return server.httpWritable(wsi, id: id)
-    case LWS_CALLBACK_CLOSED_HTTP:
-        if let id = user?.load(as: UInt64.self), server.isAPIConnection(id) { server.httpClosed(id) }
+        return result
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL, LWS_CALLBACK_CLOSED_HTTP:
+        if let user { server.http?.release(sessionData: user) }
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

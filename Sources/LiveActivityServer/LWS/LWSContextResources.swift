@@ -25,9 +25,6 @@ final class LWSContextResources {
     /// lws negotiates it and inflates what clients send; the server's own frames bypass lws's compressor
     /// (see ``LiveActivityServer/webSocketWritable(_:sessionData:)``).
     let extensions: UnsafeMutablePointer<lws_extension>?
-    /// Paths answered by our callback rather than by files.
-    static let dynamicMountpoints = ["/api", "/metrics", "/healthz", "/3", "/s", "/activities", "/gallery", "/images", "/inspector"]
-
     /// The mounts, chained: the dynamic ones (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
@@ -36,22 +33,25 @@ final class LWSContextResources {
 
     /// - Parameters:
     ///   - publicDirectory: absolute path of the folder served at `/`.
+    ///   - dynamicMountpoints: paths answered by our callback rather than by files (`/api`, `/3`, …): the
+    ///     route table's first segments (``Router/mountpoints``), so the two cannot drift apart.
     ///   - pingAfter: seconds of silence before lws sends a WebSocket ping.
     ///   - hangUpAfter: seconds of silence after which lws drops the connection.
     ///   - permessageDeflate: whether clients may negotiate permessage-deflate.
-    init(publicDirectory: String, pingAfter: Int, hangUpAfter: Int, permessageDeflate: Bool) {
+    init(publicDirectory: String, dynamicMountpoints: [String], pingAfter: Int, hangUpAfter: Int, permessageDeflate: Bool) {
         idlePolicy = .allocate(capacity: 1)
         var policy = lws_retry_bo_t()
         policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
         policy.secs_since_valid_hangup = UInt16(clamping: hangUpAfter)
         idlePolicy.initialize(to: policy)
         protocols = memory.protocols([
-            .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: MemoryLayout<UInt64>.size),
+            // The WebSocket session, then the HTTP exchange (see HTTPAdapter).
+            .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: HTTPAdapter.sessionDataSize),
         ])
         extensions = permessageDeflate
             ? memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
             : nil
-        let mountpoints = Self.dynamicMountpoints
+        let mountpoints = dynamicMountpoints
         mount = .allocate(capacity: mountpoints.count + 1)
         mimeTypes = .allocate(capacity: Self.extraMimeTypes.count)
 

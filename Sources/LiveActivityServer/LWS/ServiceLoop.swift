@@ -46,7 +46,11 @@ extension LiveActivityServer {
     func runServiceLoop() {
         serviceThread.withLock { $0 = pthread_self() }
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
+        // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
+        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBroadcastBytes)
+        self.http = http
         let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                                            dynamicMountpoints: http.router.mountpoints,
                                             pingAfter: configuration.pingIntervalSeconds,
                                             hangUpAfter: configuration.idleTimeoutSeconds,
                                             permessageDeflate: configuration.permessageDeflate)
@@ -75,6 +79,10 @@ extension LiveActivityServer {
         if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
             info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
             info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
+            // ALPN offers HTTP/1.1 only: over HTTP/2, lws 4.1 drops header names it does not know, so an APNs
+            // client that negotiated h2 here (curl does by default) lost its apns-* headers and every push was
+            // refused. HTTP/2 pushes go to --apns-port (libnghttp2), which reads every header.
+            info.alpn = UnsafePointer(resources.keep("http/1.1"))
         }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)
@@ -85,12 +93,15 @@ extension LiveActivityServer {
         let timer = ServiceTimer(server: self)
         runtime = LWSRuntime(context: context, webSocketProtocol: UnsafePointer(resources.protocols), timer: timer)
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
+        storeWriter.start()
         finishStartup(.success(port))
         startReplication()
         runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
         timerFired()
+        // Deadlines that passed while the server was down are durable before the first client is served.
+        finishStoreWork()
 
         var failures = 0
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
@@ -105,6 +116,7 @@ extension LiveActivityServer {
             }
         }
         stopReplication()
+        finishStoreWork()
         shuttingDown = true
         perform(hub.closeAll(reason: "server shutting down"))
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
@@ -117,6 +129,8 @@ extension LiveActivityServer {
         runtime = nil
         for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
         liveSessionPointers.removeAll()
+        self.http = nil
+        storeWriter.stop()
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()

@@ -77,7 +77,8 @@ extension LiveActivityServer {
     /// (``writeWhole(_:to:_:)``).
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
-        guard let session = session(in: sessionData) else { return -1 }
+        // No session (not established yet, or already closed): nothing to write, as before this adapter.
+        guard let session = session(in: sessionData) else { return 0 }
         return session._withUnsafeGuaranteedRef { session in
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
@@ -153,7 +154,7 @@ extension LiveActivityServer {
                 lws_callback_on_writable_all_protocol(runtime.context, runtime.webSocketProtocol)
             case .closeSoon(let session):
                 if session.closing?.code == .tryAgainLater {
-                    logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(hub.lag(of: session))"])
+                    logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.lagAtClose)"])
                 }
                 guard let wsi = session.connection?.wsi else { continue }
                 lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
@@ -168,27 +169,23 @@ extension LiveActivityServer {
     private func upgradeRequest(_ wsi: OpaquePointer) -> UpgradeRequest {
         UpgradeRequest(path: header(wsi, WSI_TOKEN_GET_URI) ?? "", origin: header(wsi, WSI_TOKEN_ORIGIN),
                        host: header(wsi, WSI_TOKEN_HOST),
-                       token: UpgradeRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token"),
+                       token: HTTPRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token"),
                        shareToken: queryArgument(wsi, "share"), since: queryArgument(wsi, "since").flatMap(UInt64.init),
                        log: queryArgument(wsi, "log"))
     }
 
-    /// Answers a refused handshake with a complete HTTP/1.1 response (lws 4.1's own helper writes an
-    /// HTTP/1.0 status line at this stage, which WebSocket clients reject as malformed).
+    /// Answers a refused handshake with a complete HTTP/1.1 response, its status line from ``HTTPStatus``
+    /// (`HTTP/1.1 410 Gone`; lws 4.1's own helper writes an HTTP/1.0 status line at this stage, which
+    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`.
     /// - Returns: 1 (refused).
-    private func refuseUpgrade(_ wsi: OpaquePointer, _ status: Int, _ reason: String) -> Int32 {
-        let titles = [401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
-        let body = "\(status) \(titles[status] ?? "Error"): \(reason)\n"
-        let response = "HTTP/1.1 \(status) \(titles[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String) -> Int32 {
+        let status = HTTPStatus(code)
+        let body = "\(status): \(reason)\n"
+        let response = "\(status.statusLine)\r\ncontent-type: text/plain; charset=utf-8\r\n"
             + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
         let frame = Frame(Array(response.utf8))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
         return 1
-    }
-
-    /// The token a client presents: `Authorization: Bearer …` (scripts) or `?token=` (browsers).
-    func presentedToken(_ wsi: OpaquePointer) -> String? {
-        UpgradeRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token")
     }
 
     /// The value of `name` in the request's query string (`?since=12`), URL-decoded, or nil.

@@ -29,6 +29,10 @@ final class ServerMetrics {
     var broadcastEncodes = 0
     /// Broadcast frames queued for clients: encodes × clients.
     var broadcastDeliveries = 0
+    /// Groups of changes the store recorded, one ``ActivityStore/record(_:)`` call (one transaction) each.
+    var storeCommits = 0
+    /// Changes the store recorded, in those groups: `storeChanges / storeCommits` is the mean group size.
+    var storeChanges = 0
     /// Seconds from an accepted change to its last write on the wire, for every client.
     var changeToWire = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
 
@@ -86,6 +90,8 @@ final class ServerMetrics {
         metric("liveactivity_broadcast_deliveries_total", "counter", "Broadcast frames queued for clients (encodes times clients).", [("", Double(broadcastDeliveries))])
         metric("liveactivity_log_lines_dropped_total", "counter", "Log lines dropped because standard error or output did not drain.",
                [("", Double(LogWriter.standardStreamsDroppedLines))])
+        metric("liveactivity_store_commits_total", "counter", "Groups of changes recorded by the store, one transaction each.", [("", Double(storeCommits))])
+        metric("liveactivity_store_changes_total", "counter", "Changes recorded by the store (in those groups).", [("", Double(storeChanges))])
         let name = "liveactivity_change_to_wire_seconds"
         text += "# HELP \(name) Seconds from an accepted change to its last write on the wire.\n# TYPE \(name) histogram\n"
         for (bound, count) in zip(changeToWire.bounds, changeToWire.counts) {

@@ -3,14 +3,18 @@ import LiveActivityCore
 
 /// Requests, events, broadcasts and the clock. Service thread only.
 extension LiveActivityServer {
-    /// Answers one parsed client message: `ack` / `error` to the sender, events to everyone.
-    func handle(_ message: ClientMessage, from session: Session) {
-        var answer: MessageAnswer?
-        defer { inspectMessage(message, answer: answer, from: session) }
+    /// Answers one parsed client message: `ack` / `error` to the sender, events to everyone. A change is
+    /// acknowledged (and broadcast) once it is durable; other replies wait for the changes before them
+    /// (``waitsForTurn(_:from:)``), so each client gets its replies in the order of its requests.
+    /// - Parameter inTurn: the message waited for its turn already.
+    func handle(_ message: ClientMessage, from session: Session, inTurn: Bool = false) {
+        if !inTurn, waitsForTurn(message, from: session) { return }
+        var answeredLater = false
+        defer { if !answeredLater { inspectMessage(message, answer: nil, from: session) } }
         let command: ClientMessage.Command
         switch message.command {
         case _ where session.scope != nil:
-            send(.error(requestId: nil, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
+            send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
             return
         case .failure(let error):
             send(.error(requestId: message.requestId, error), to: session)
@@ -27,15 +31,17 @@ extension LiveActivityServer {
                  message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
             return
         case .success(.push(let pushToken, let payload)):
-            let result = applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString, priority: message.pushPriority,
-                                   transport: "websocket", requestId: message.requestId)
-            send(.pushResult(requestId: message.requestId, result: result), to: session)
+            applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString, priority: message.pushPriority,
+                      transport: "websocket", requestId: message.requestId) { [self] result in
+                sendIfOpen(.pushResult(requestId: message.requestId, result: result), to: session)
+            }
             return
         case .success(.share(let activityId, let expiresIn)):
-            do {
-                send(.shares(requestId: message.requestId, shares: [try createShare(activityId: activityId, expiresIn: expiresIn)]), to: session)
-            } catch {
-                send(.error(requestId: message.requestId, error), to: session)
+            createShare(activityId: activityId, expiresIn: expiresIn) { [self] result in
+                switch result {
+                case .success(let summary): sendIfOpen(.shares(requestId: message.requestId, shares: [summary]), to: session)
+                case .failure(let error): sendIfOpen(.error(requestId: message.requestId, error), to: session)
+                }
             }
             return
         case .success(.unshare(let shareId)):
@@ -70,26 +76,33 @@ extension LiveActivityServer {
             command = accepted
         }
         let now = clock()
-        let outcome: ActivityCenter.Outcome
-        do {
-            outcome = try change { center in
-                let outcome = try center.apply(command, now: now, newID: { UUID().uuidString })
-                return (outcome, outcome.events)
+        answeredLater = true
+        let registry = channels
+        change({ center in
+            if case .start(let start) = command, let channel = start.channelId, registry.channels[channel] == nil {
+                throw ProtocolError(.invalidField, field: "channelId",
+                                    message: "channelId: \(channel) is not a registered channel (create one with POST /1/apps/{bundleId}/channels)")
             }
-        } catch let error as ProtocolError {
-            answer = .failure(error)
-            send(.error(requestId: message.requestId, error), to: session)
-            return
-        } catch {
-            answer = .failure(storageUnavailable(error))
-            send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
-            return
+            let outcome = try center.apply(command, now: now, newID: { UUID().uuidString })
+            return (outcome, outcome.events)
+        }) { [self] result in
+            let answer: MessageAnswer
+            switch result {
+            case .success(let outcome):
+                answer = .success(outcome)
+                sendIfOpen(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
+                broadcast(outcome.events, at: now)
+                requestThumbnails(for: outcome.events)
+            case .failure(let error as ProtocolError):
+                answer = .failure(error)
+                sendIfOpen(.error(requestId: message.requestId, error), to: session)
+            case .failure(let error):
+                let refusal = storageUnavailable(error)
+                answer = .failure(refusal)
+                sendIfOpen(.error(requestId: message.requestId, refusal), to: session)
+            }
+            inspectMessage(message, answer: answer, from: session)
         }
-        answer = .success(outcome)
-        send(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
-        broadcast(outcome.events, at: now)
-        requestThumbnails(for: outcome.events)
-        scheduleTimer(now: now)
     }
 
     /// Answers `hello`: takes the role the token grants; a client that could not watch before now gets its
@@ -114,90 +127,54 @@ extension LiveActivityServer {
     ///   - pushToken: the token it is addressed to.
     ///   - apnsId: the `apns-id` to answer with.
     ///   - priority: the `apns-priority` (1, 5, 10; `nil` = 10), for the inspector's budget emulation.
-    ///   - transport: `http` or `websocket`, and the WebSocket `requestId`, for the inspector.
-    /// - Returns: what APNs would answer and what the device would do.
+    ///   - transport: `http`, `http2` or `websocket`, and the WebSocket `requestId`, for the inspector.
+    ///   - completion: what APNs would answer and what the device would do; called once, on the service
+    ///     thread, when the push is durable or refused (at once for a store in memory).
     func applyPush(payload: JSONValue, pushToken: String, apnsId: String, priority: Int? = nil,
-                   transport: String = "http", requestId: JSONValue? = nil) -> PushResult {
+                   transport: String = "http", requestId: JSONValue? = nil, completion: @escaping (PushResult) -> Void) {
         let now = clock()
-        let result: PushResult
-        var events: [ActivityEvent] = []
-        do {
+        let registry = channels
+        change({ [pushToStartToken] center in
             let push = try APNsPush.parse(payload)
-            let outcome = try change { center in
-                let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
-                                                   newID: { UUID().uuidString })
-                return (outcome, outcome.events)
+            let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
+                                               isChannelRegistered: { registry.channels[$0] != nil }, newID: { UUID().uuidString })
+            return (outcome, outcome.events)
+        }) { [self] outcome in
+            let result: PushResult
+            var events: [ActivityEvent] = []
+            switch outcome {
+            case .success(let outcome):
+                broadcast(outcome.events, at: now)
+                requestThumbnails(for: outcome.events)
+                events = outcome.events
+                result = PushResult(outcome, apnsId: apnsId)
+            case .failure(let rejection as PushRejection):
+                result = PushResult(rejection, apnsId: apnsId)
+            case .failure(let error):
+                result = PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
             }
-            broadcast(outcome.events, at: now)
-            requestThumbnails(for: outcome.events)
-            scheduleTimer(now: now)
-            events = outcome.events
-            result = PushResult(outcome, apnsId: apnsId)
-        } catch let rejection as PushRejection {
-            result = PushResult(rejection, apnsId: apnsId)
-        } catch {
-            result = PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
-        }
-        inspectPush(payload, pushToken: pushToken, result: result, events: events, priority: priority, transport: transport,
-                    requestId: requestId, at: now)
-        return result
-    }
-
-    /// Computes a change from the current state with `body` and records its events; only then does the
-    /// change become current. When another instance recorded events first (``StoreConflict``), catches up
-    /// with them and computes the change again, for up to 2 seconds (with a short random pause between
-    /// tries, so racing instances spread out). In a cluster, a change `body` refuses is judged once more
-    /// after catching up, if the shared log held events this instance had not applied yet.
-    /// - Returns: what `body` returned.
-    /// - Throws: what `body` throws (nothing recorded), or the store's error (nothing changed).
-    func change<Value>(_ body: (inout ActivityCenter) throws -> (Value, [ActivityEvent])) throws -> Value {
-        let deadline = Date().addingTimeInterval(2)
-        var caughtUpAfterRefusal = false
-        while true {
-            var next = center
-            let value: Value
-            let events: [ActivityEvent]
-            do {
-                (value, events) = try body(&next)
-            } catch let refusal as ProtocolError where !caughtUpAfterRefusal && store is any ReplicatedStore {
-                // In a cluster the refusal may come from not knowing yet what another instance just did (an
-                // update for an activity started there a moment ago, before its event reached this one's
-                // feed): read the shared log once, and judge again only if it held something new.
-                caughtUpAfterRefusal = true
-                let before = center.sequence
-                catchUp()
-                if center.sequence == before { throw refusal }
-                continue
-            }
-            do {
-                if !events.isEmpty { try store.record(events) }
-                center = next
-                return value
-            } catch let conflict as StoreConflict {
-                logger.debug("another instance changed first; catching up", ["store.sequence": "\(conflict.sequence)"])
-                catchUp()
-                if Date() >= deadline { throw conflict }
-                usleep(useconds_t.random(in: 200...2000))
-            } catch {
-                logger.error("store failed; change refused", ["error": "\(error)"])
-                throw error
-            }
+            inspectPush(payload, pushToken: pushToken, result: result, events: events, priority: priority, transport: transport,
+                        requestId: requestId, at: now)
+            completion(result)
         }
     }
 
-    /// Records events in the store, then makes `next` the current state; on a store failure nothing changes.
-    /// - Returns: the store's error, or `nil` once the change is recorded and current.
-    func commit(_ next: ActivityCenter, _ events: [ActivityEvent]) -> (any Error)? {
-        if !events.isEmpty {
-            do {
-                try store.record(events)
-            } catch {
-                logger.error("store failed; change refused", ["error": "\(error)"])
-                return error
-            }
-        }
-        center = next
-        return nil
+    /// Proposes a change computed by `body` from the speculative state (the committed state plus the changes
+    /// still waiting for the store), through ``ChangePipeline``; its events are recorded by the store thread,
+    /// grouped with others. `body` may run again: when another instance recorded events first
+    /// (``StoreConflict``), the change is judged again on top of them, for up to 2 seconds; in a cluster, a
+    /// change `body` refuses with a ``ProtocolError`` is judged once more after reading the shared log, if it
+    /// held events this instance had not applied yet (the reads happen on the store thread).
+    /// - Parameter completion: called once, on the service thread, in the order changes were proposed:
+    ///   `.success` with what `body` returned once its events are durable (the committed state then holds
+    ///   them; at once for a store in memory); `.failure` with what `body` threw (nothing recorded), or with
+    ///   the store's error (nothing changed; every change judged on top of this one fails too).
+    func change<Value>(_ body: @escaping (inout ActivityCenter) throws -> (Value, [ActivityEvent]),
+                       completion: @escaping (Result<Value, any Error>) -> Void) {
+        carryOut(pipeline.propose({ center in
+            let (value, events) = try body(&center)
+            return ChangePipeline.Verdict(events: events, onCommit: { completion(.success(value)) })
+        }, catchUpOnRefusal: store is any ReplicatedStore, now: Date(), onFailure: { completion(.failure($0)) }))
     }
 
     /// The `storage_unavailable` error for a store failure. The store's own error text (file paths, SQLite
@@ -262,14 +239,19 @@ extension LiveActivityServer {
         perform(actions)
     }
 
-    /// The timer: applies due deadlines, sends the tick on whole seconds, and schedules itself again.
+    /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
+    /// whole seconds, and schedules itself again.
     func timerFired() {
         let now = clock()
-        if let events = try? change({ center in let events = center.advance(to: now); return (events, events) }) {
-            broadcast(events, at: now)
+        // Deadlines already applied by a change waiting for the store are not due again.
+        if let deadline = pipeline.speculative.nextDeadline, deadline <= now {
+            change({ center in let events = center.advance(to: now); return (events, events) }) { [self] result in
+                if case .success(let events) = result { broadcast(events, at: now) }
+            }
         }
         let seconds = now.timeIntervalSince1970
         if seconds + 0.005 >= tickDue {
+            heartbeatIfDue(at: now)
             expireShares(now: now)
             if let tick = center.tick(at: now) { broadcast(tick) }
             tickDue = (seconds + 0.005).rounded(.down) + 1
@@ -277,10 +259,11 @@ extension LiveActivityServer {
         scheduleTimer(now: now)
     }
 
-    /// Schedules the timer for the next whole second or the next deadline, whichever comes first.
+    /// Schedules the timer for the next whole second or the next deadline (of the speculative state: a
+    /// deadline a waiting change applied is not due again), whichever comes first.
     func scheduleTimer(now: Date) {
         var due = tickDue
-        if let deadline = center.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
+        if let deadline = pipeline.speculative.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
         scheduleTimer(after: due - now.timeIntervalSince1970)
     }
 }

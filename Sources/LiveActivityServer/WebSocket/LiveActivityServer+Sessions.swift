@@ -112,7 +112,7 @@ extension LiveActivityServer {
     ///   - isFinal: whether this fragment ends the message.
     ///   - isBinary: whether the message is a binary one (refused: the protocol is JSON text).
     func received(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, isBinary: Bool, session: Session) {
-        if session.refusedOversizedMessage || session.closing != nil { return }
+        if session.refusedOversizedMessage || session.flooding || session.closing != nil { return }
         if session.incoming.count + bytes.count > configuration.maximumMessageBytes {
             // Returning -1 here does not close a permessage-deflate connection in lws 4.1 (it goes on
             // delivering inflated chunks), so drop the rest of the message and close from WRITEABLE.
@@ -129,7 +129,7 @@ extension LiveActivityServer {
         metrics.bytesReceived += message.count
         guard admitMessage(session, message) else { return }
         if isBinary {
-            send(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
+            sendInTurn(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
                  message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
             return
         }
@@ -152,13 +152,22 @@ extension LiveActivityServer {
         session.refusals += 1
         if session.refusals >= configuration.rateLimitedBeforeClose {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
-            closeSoon(session, .policyViolation, "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s",
-                      keepingQueued: true)
+            // Nothing more is read from it; it is closed once the replies to what it asked before are queued
+            // (changes still waiting for the store get their acks first).
+            session.flooding = true
+            let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
+            inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
         } else {
-            send(.error(requestId: ClientMessage.parse(message).requestId, ProtocolError(.rateLimited, field: nil,
+            sendInTurn(.error(requestId: ClientMessage.parse(message).requestId, ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }
         return false
+    }
+
+    /// Queues a reply that needs no store in its turn: after the replies to changes this client (or any)
+    /// made before, which may still wait for the store.
+    private func sendInTurn(_ message: ServerMessage, to session: Session) {
+        inTurn { [self] in sendIfOpen(message, to: session) }
     }
 
     /// Queues one message for one client.

@@ -17,12 +17,4 @@ struct UpgradeRequest: Sendable, Equatable {
     var since: UInt64?
     /// `?log=`: the event log `since` belongs to.
     var log: String?
-
-    /// The bearer token of an `Authorization` value (`Bearer abc` → `abc`), or nil.
-    static func bearer(_ authorization: String?) -> String? {
-        guard let authorization else { return nil }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
-    }
 }

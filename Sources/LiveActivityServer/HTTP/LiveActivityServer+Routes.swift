@@ -1,0 +1,65 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityRendering
+
+/// The route table: the HTTP features the server is made of, each given a narrow context of what it may
+/// see and do. Service thread only.
+extension LiveActivityServer {
+    /// Builds the route table from the features: the read API (which also words misses nobody else words),
+    /// the APNs-shaped push endpoint, share links, renderings and the gallery, the inspector, thumbnails.
+    /// Reads the renderings' stylesheet and icons once, here.
+    func makeRouter() -> Router {
+        var router = Router()
+        ReadAPI().register(on: &router, context: ReadAPI.Context(
+            now: { [unowned self] in clock() },
+            access: configuration.access,
+            center: { [unowned self] in center },
+            connectionCount: { [unowned self] in hub.sessions.count },
+            metrics: { [unowned self] in
+                let connections = Dictionary(grouping: hub.sessions.values, by: \.role).mapValues(\.count)
+                let activities = Dictionary(grouping: center.activities.values, by: \.activityState).mapValues(\.count)
+                return metrics.exposition(connections: connections, activities: activities)
+            },
+            pushToStartToken: pushToStartToken,
+            history: { [unowned self] limit, before, beforeId in try store.history(limit: limit, before: before, beforeId: beforeId) },
+            storageUnavailable: { [unowned self] error in storageUnavailable(error) },
+            logger: logger))
+        PushEndpoint().register(on: &router, context: pushEndpointContext)
+        ChannelEndpoint().register(on: &router, context: channelEndpointContext)
+        let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory))
+        let renderingsContext = Renderings.Context(
+            now: { [unowned self] in clock() },
+            access: configuration.access,
+            activity: { [unowned self] id in center.activities[id] },
+            recentHistory: { [unowned self] in (try? store.history(limit: 500, before: nil)) ?? [] },
+            activityAsOf: { [unowned self] id, instant in activity(id, asOf: instant) },
+            newNonce: { Digest.randomToken(bytes: 18) })
+        renderings.register(on: &router, context: renderingsContext)
+        shareLinks.register(on: &router, context: shareLinksContext) { activity, token, request in
+            renderings.sharePage(activity, token: token, request: request, context: renderingsContext)
+        }
+        InspectorRoutes(publicDirectory: configuration.publicDirectory).register(on: &router, context: InspectorRoutes.Context(
+            now: { [unowned self] in clock() },
+            access: configuration.access,
+            records: { [unowned self] since in Array(inspector.records(after: since)) },
+            budgetEmulation: configuration.budget.enabled,
+            timeline: { [unowned self] id in timeline(of: id) }))
+        ThumbnailRoutes().register(on: &router, context: ThumbnailRoutes.Context(
+            thumbnail: { [unowned self] name in thumbnails?.cache.read(fileName: name) }))
+        return router
+    }
+
+    /// The route table of the APNs listener (`--apns-port`, HTTP/2): APNs's APIs only — device pushes,
+    /// channel management, broadcasts — through the same features and contexts as the main port; any other
+    /// path is APNs's 404 `BadPath`.
+    func makeAPNsRouter() -> Router {
+        var router = Router()
+        PushEndpoint().register(on: &router, context: pushEndpointContext)
+        ChannelEndpoint().register(on: &router, context: channelEndpointContext)
+        router.onMiss(under: "/") { request, miss in
+            PushEndpoint.miss(request, miss, idHeader: "apns-id", path: "/3/device/{pushToken}, /1/apps/{bundleId}/channels or /4/broadcasts/apps/{bundleId}",
+                              newId: { UUID().uuidString })
+        }
+        return router
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityRendering
+
+/// Static HTML renderings of activities, for iframes, OBS browser sources, kiosks and e-ink displays; and the
+/// share links' live page. Owns the stylesheet and icons, read once when the server starts. Handlers run on
+/// the service thread.
+///
+/// - `GET /activities/{id}/render/{lock-screen|compact|minimal|expanded}`: one self-contained document
+///   (inline CSS from Public/css/presentations.css; inline SVG icons; no external requests; correct without
+///   JavaScript) showing that presentation at request time. Needs a viewer or controller token when the server
+///   has one (`Authorization: Bearer …` or `?token=`, which iframes can use). Unknown ids get a 404 page; ended
+///   activities render as ended, dismissed ones (still in the history) as dismissed.
+/// - `GET /gallery`: every presentation of synthetic activities (each workout and state). No token needed: it
+///   shows no live data.
+///
+/// Query: `theme=light|dark`, `scale=1|2|3`, `now=ISO-8601` (render that instant; no live script),
+/// `at=ISO-8601` (the activity as it was then), `live=0` (no script), and rendering settings `tint`, `action`,
+/// `keyline`, `accent` (hex colours: `activityBackgroundTint`, `activitySystemActionForegroundColor`,
+/// `keylineTint`, island accent) and `url` (`widgetURL`, http(s) or a path).
+///
+/// These responses carry their own security headers instead of lws's best-practice set (which forbids inline
+/// style and framing): see ``HTTPResponse/document(_:html:scriptNonce:contentSecurityPolicy:)``. The documents
+/// hold no controls and no secrets beyond what the URL already carries.
+struct Renderings {
+    /// What renderings see of the server. Closures are called on the service thread.
+    struct Context {
+        /// The current time (the server's clock).
+        var now: () -> Date
+        /// Who may see live activities.
+        var access: AccessPolicy
+        /// The activity with this id, while it is not dismissed.
+        var activity: (String) -> Activity?
+        /// The store's latest finished activities (up to 500), newest first; empty when the store fails.
+        var recentHistory: () -> [HistoryEntry]
+        /// The activity as it was at an instant, from the event log (`at=`); nil before it started.
+        var activityAsOf: (String, Date) -> Activity?
+        /// A fresh script nonce (random, URL-safe).
+        var newNonce: () -> String
+    }
+
+    /// Draws the documents, with the assets read at start.
+    let renderer: ActivityRenderer
+
+    /// Renderings drawn with `assets`.
+    init(assets: RenderAssets) {
+        renderer = ActivityRenderer(assets: assets)
+    }
+
+    /// The stylesheet and icons from the public folder, so that page and renderings share one source; read
+    /// once, when the server starts. A missing file gives unstyled renderings rather than an error.
+    /// - Parameter publicDirectory: the folder served at `/`.
+    static func loadAssets(from publicDirectory: URL) -> RenderAssets {
+        let css = (try? String(contentsOf: publicDirectory.appendingPathComponent("css/presentations.css"), encoding: .utf8)) ?? ""
+        var icons: [String: String] = [:]
+        for name in ["jogging", "aerobics", "yoga", "workout", "timer"] {
+            icons[name] = try? String(contentsOf: publicDirectory.appendingPathComponent("icons/\(name).svg"), encoding: .utf8)
+        }
+        return RenderAssets(stylesheet: css, icons: icons)
+    }
+
+    /// Registers the gallery, the render route, and the documents' 404 / 405 under `/activities` and `/gallery`.
+    func register(on router: inout Router, context: Context) {
+        for path in ["/gallery", "/gallery/"] {
+            router.add([.get], path) { request in gallery(request, context: context) }
+        }
+        router.add([.get], "/activities/{id}/render/{presentation}") { request in render(request, context: context) }
+        for prefix in ["/activities", "/gallery"] {
+            router.onMiss(under: prefix) { request, miss in self.miss(request, miss, context: context) }
+        }
+    }
+
+    // MARK: Routes
+
+    /// `GET /gallery`: every presentation of synthetic activities.
+    func gallery(_ request: HTTPRequest, context: Context) -> HTTPResponse {
+        switch prelude(request, context: context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let setting):
+            return .document(.ok, html: renderer.gallery(options: setting.options, now: setting.now, query: Self.galleryQuery(request)))
+        }
+    }
+
+    /// `GET /activities/{id}/render/{presentation}`: 200, 400 (bad `now` / `at`), 401, 404 (unknown id or
+    /// presentation).
+    func render(_ request: HTTPRequest, context: Context) -> HTTPResponse {
+        var setting: Setting
+        switch prelude(request, context: context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let value): setting = value
+        }
+        if let refusal = refuseStranger(request, setting, context: context) { return refusal }
+        let activityId = request.parameters["id"] ?? ""
+        guard let presentation = request.parameters["presentation"].flatMap(Presentation.init(rawValue:)) else {
+            return .document(.notFound, html: renderer.notFoundDocument(id: activityId, options: setting.options, now: setting.requestTime))
+        }
+        var options = setting.options
+        let fixedInstant = request.query("now") != nil || setting.at != nil
+        options.live = !fixedInstant && request.query("live") != "0"
+        let nonce = options.live ? context.newNonce() : nil
+        options.nonce = nonce
+        let found = setting.at.map { context.activityAsOf(activityId, $0) }
+            ?? context.activity(activityId) ?? dismissedActivity(activityId, context: context)
+        guard let activity = found else {
+            return .document(.notFound, html: renderer.notFoundDocument(id: activityId, options: options, now: setting.now),
+                             scriptNonce: nonce)
+        }
+        return .document(.ok, html: renderer.document(for: activity, presentation: presentation, options: options, now: setting.now),
+                         scriptNonce: nonce)
+    }
+
+    /// The documents' 404 and 405: 405 at once; 404 after the same checks as a render (bad `now` / `at`:
+    /// 400; no token: 401), naming the id the path gave (`/activities/{id}/…`).
+    func miss(_ request: HTTPRequest, _ miss: Router.Miss, context: Context) -> HTTPResponse {
+        let options = Self.options(request)
+        if case .methodNotAllowed = miss {
+            return .document(.methodNotAllowed, html: renderer.notFoundDocument(id: "", options: options, now: context.now()))
+        }
+        switch prelude(request, context: context) {
+        case .failure(let refusal): return refusal.response
+        case .success(let setting):
+            if let refusal = refuseStranger(request, setting, context: context) { return refusal }
+            let segments = request.segments
+            return .document(.notFound, html: renderer.notFoundDocument(id: String(segments.count > 1 ? segments[1] : ""),
+                                                                        options: setting.options, now: setting.requestTime))
+        }
+    }
+
+    /// The share page of a shared activity: `?presentation=lock-screen|compact|minimal|expanded` shows one
+    /// presentation on a transparent background (an OBS or iframe source), `?theme=`, `?scale=` as for
+    /// renderings; live over `/ws?share=…`.
+    /// - Parameters:
+    ///   - activity: the shared activity.
+    ///   - token: the share's token (for the page's WebSocket).
+    ///   - request: the `GET /s/{token}` request, for its query.
+    func sharePage(_ activity: Activity, token: String, request: HTTPRequest, context: Context) -> HTTPResponse {
+        let presentation = request.query("presentation").flatMap(Presentation.init(rawValue:))
+        var options = RenderOptions(theme: request.query("theme").flatMap(RenderTheme.init(rawValue:)),
+                                    scale: request.query("scale").flatMap(Int.init) ?? 1, live: true,
+                                    nonce: context.newNonce())
+        options.socketPath = "/ws?share=" + token
+        options.transparent = presentation != nil
+        let html = renderer.shareDocument(for: activity, presentation: presentation, options: options, now: context.now())
+        return .document(.ok, html: html, scriptNonce: options.nonce)
+    }
+
+    // MARK: Shared checks
+
+    /// What every rendering request settles first.
+    struct Setting {
+        /// Theme, scale and colours from the query.
+        var options: RenderOptions
+        /// When the request came in.
+        var requestTime: Date
+        /// The instant to render: `now=`, else `at=`, else the request time.
+        var now: Date
+        /// `at=`: the instant whose state of the activity to show.
+        var at: Date?
+    }
+
+    /// A finished answer that ends a request early.
+    struct Refusal: Error {
+        /// The answer.
+        var response: HTTPResponse
+    }
+
+    /// Reads the options, `at` and `now`.
+    /// - Returns: the setting, or a 400 document for an unreadable `at` or `now`.
+    private func prelude(_ request: HTTPRequest, context: Context) -> Result<Setting, Refusal> {
+        let requestTime = context.now()
+        let options = Self.options(request)
+        var now = requestTime
+        // `at=ISO-8601`: the activity as it was then (its last logged event at or before it), rendered at that instant.
+        let atText = request.query("at")
+        let at = atText.flatMap(ISODate.parse)
+        if let atText, at == nil {
+            return .failure(Refusal(response: .document(.badRequest, html: renderer.notFoundDocument(
+                id: "(at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \(atText.prefix(40)))", options: options, now: requestTime))))
+        }
+        if let at { now = at }
+        if let text = request.query("now") {
+            guard let fixed = ISODate.parse(text) else {
+                return .failure(Refusal(response: .document(.badRequest, html: renderer.notFoundDocument(
+                    id: "(now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z)", options: options, now: requestTime))))
+            }
+            now = fixed
+        }
+        return .success(Setting(options: options, requestTime: requestTime, now: now, at: at))
+    }
+
+    /// A 401 document when the request's token grants no viewer role, else nil.
+    private func refuseStranger(_ request: HTTPRequest, _ setting: Setting, context: Context) -> HTTPResponse? {
+        let role = context.access.role(presenting: request.presentedToken)
+        guard role == nil || role == .unauthenticated else { return nil }
+        return .document(.unauthorized, html: renderer.notFoundDocument(
+            id: "(a viewer token is needed: add ?token=… or Authorization: Bearer …)", options: setting.options, now: setting.requestTime))
+    }
+
+    /// Theme, scale and rendering settings from the query.
+    private static func options(_ request: HTTPRequest) -> RenderOptions {
+        RenderOptions(theme: request.query("theme").flatMap(RenderTheme.init(rawValue:)),
+                      scale: request.query("scale").flatMap(Int.init) ?? 1,
+                      settings: RenderingSettings(activityBackgroundTint: request.query("tint"),
+                                                  activitySystemActionForegroundColor: request.query("action"),
+                                                  keylineTint: request.query("keyline"),
+                                                  islandAccent: request.query("accent"),
+                                                  widgetURL: request.query("url")))
+    }
+
+    /// An activity dismissed since it ended, rebuilt from the history (nil when the id is not there either).
+    private func dismissedActivity(_ id: String, context: Context) -> Activity? {
+        guard !id.isEmpty, let entry = context.recentHistory().first(where: { $0.id == id }) else { return nil }
+        let planned = entry.plannedDurationSeconds ?? entry.actualDurationSeconds
+        let timer = TimerRange(start: entry.startDate, end: entry.startDate.addingTimeInterval(max(0, planned)))
+        return Activity(id: entry.id, attributesType: entry.attributesType, attributes: entry.attributes,
+                        content: ActivityContent(state: .null, staleDate: nil), timer: timer, activityState: .dismissed,
+                        startDate: entry.startDate, endDate: entry.endDate, dismissalDate: entry.endDate,
+                        endReason: entry.endReason)
+    }
+
+    /// The gallery's query parameters other than `theme`, to keep on its theme links (URL-encoded).
+    private static func galleryQuery(_ request: HTTPRequest) -> String {
+        ["now", "scale", "tint", "action", "keyline", "accent"].compactMap { name in
+            request.query(name).map { value in
+                "\(name)=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~:"))) ?? "")
+            }
+        }.joined(separator: "&")
+    }
+}

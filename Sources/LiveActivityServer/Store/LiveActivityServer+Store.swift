@@ -1,0 +1,142 @@
+import Foundation
+import LiveActivityCore
+
+/// The service thread's side of the store pipeline that is not ``ChangePipeline`` itself. Service thread only.
+final class StoreStage {
+    /// Effects waiting to be carried out, oldest first. Effects made while others are being carried out (a
+    /// completion that proposes a change, a store that reports at once) wait their turn, so completions
+    /// always run in the pipeline's order.
+    var effects: [ChangePipeline.Effects] = []
+    /// Whether ``LiveActivityServer/carryOut(_:)`` is running.
+    var carryingOut = false
+    /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
+    var deferred: [UInt64: [ClientMessage]] = [:]
+}
+
+/// Changes go through ``ChangePipeline`` and are recorded by ``StoreWriter`` on its own thread (or at once,
+/// for a store that ``ActivityStore/recordsInstantly``); every completion runs on the service thread, in the
+/// order the changes were accepted. Service thread only, except where noted.
+extension LiveActivityServer {
+    /// Routes the writer's reports: through the inbox from its thread, or straight in when it records at once.
+    /// Called once, at the end of `init`.
+    func connectStoreWriter() {
+        let synchronous = storeWriter.isSynchronous
+        // Unowned, not weak: the writer is stopped before the server goes, and a weak reference would give the
+        // server a side table, which makes every retain and release of it (one per lws callback) a slow path.
+        storeWriter.deliver = { [unowned self] report in
+            if synchronous {
+                storeReported(report)
+            } else {
+                // The store thread: hand the results to the service thread.
+                perform { server in server.storeReported(report) }
+            }
+        }
+    }
+
+    /// Takes one round of the store's results: counts them for `/metrics`, settles the changes.
+    func storeReported(_ report: StoreWriter.Report) {
+        metrics.storeCommits += report.commits
+        metrics.storeChanges += report.changes
+        carryOut(pipeline.resolve(report.results, now: Date()))
+    }
+
+    /// Carries out what the pipeline asked for: submissions to the store first, then the steps in order
+    /// (completions, broadcasts of other instances' events, fresh snapshots after a reload); then re-arms the
+    /// timer, whose next deadline may have moved.
+    func carryOut(_ effects: ChangePipeline.Effects) {
+        guard !effects.submissions.isEmpty || !effects.steps.isEmpty else { return }
+        storeStage.effects.append(effects)
+        guard !storeStage.carryingOut else { return }
+        storeStage.carryingOut = true
+        defer { storeStage.carryingOut = false }
+        while !storeStage.effects.isEmpty {
+            let next = storeStage.effects.removeFirst()
+            storeWriter.submit(next.submissions)
+            for step in next.steps {
+                switch step {
+                case .run(let completion):
+                    completion()
+                case .replicated(let events):
+                    broadcast(events, at: clock())
+                case .reloaded:
+                    for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
+                }
+            }
+        }
+        scheduleTimer(now: clock())
+    }
+
+    /// Runs `reply` once every change accepted before it is settled (at once if none waits), so that a reply
+    /// needing no store never overtakes an earlier change's acknowledgement.
+    func inTurn(_ reply: @escaping () -> Void) {
+        carryOut(pipeline.barrier(reply))
+    }
+
+    /// Queues one client message behind the changes still waiting for the store, when it must wait: it is
+    /// not a change itself (a change is judged at once, on the speculative state), or messages of the same
+    /// client already wait. Its turn comes in ``handle(_:from:inTurn:)``.
+    /// - Returns: whether the message was queued (the caller stops there).
+    func waitsForTurn(_ message: ClientMessage, from session: Session) -> Bool {
+        if storeStage.deferred[session.id] != nil {
+            storeStage.deferred[session.id]!.append(message)
+            return true
+        }
+        if pipeline.isIdle || goesToStore(message, from: session) { return false }
+        storeStage.deferred[session.id] = [message]
+        inTurn { [self] in takeTurn(session) }
+        return true
+    }
+
+    /// Handles a session's waiting messages, in order, until one that must wait again (a reply behind a
+    /// change just proposed).
+    private func takeTurn(_ session: Session) {
+        guard hub.sessions[session.id] === session else {
+            storeStage.deferred[session.id] = nil
+            return
+        }
+        while let message = storeStage.deferred[session.id]?.first {
+            storeStage.deferred[session.id]!.removeFirst()
+            let wasChange = goesToStore(message, from: session)
+            handle(message, from: session, inTurn: true)
+            guard let next = storeStage.deferred[session.id]?.first else { break }
+            if wasChange, !goesToStore(next, from: session), !pipeline.isIdle {
+                inTurn { [self] in takeTurn(session) }
+                return
+            }
+        }
+        storeStage.deferred[session.id] = nil
+    }
+
+    /// Whether ``handle(_:from:inTurn:)`` takes `message` to the change path (a change, a push, a share),
+    /// rather than answering it at once (a read, an error, `hello`).
+    func goesToStore(_ message: ClientMessage, from session: Session) -> Bool {
+        guard session.scope == nil, session.role != .unauthenticated, case .success(let command) = message.command else { return false }
+        if command.isControl, session.role < .controller { return false }
+        switch command {
+        case .start, .update, .end, .pause, .resume, .extend, .push, .share: return true
+        case .hello, .list, .catchUp, .history, .unshare, .shares, .inspect: return false
+        }
+    }
+
+    /// Queues a message for a client, unless its connection has closed meanwhile (a completion that ran
+    /// after the store).
+    func sendIfOpen(_ message: ServerMessage, to session: Session) {
+        guard hub.sessions[session.id] === session else { return }
+        send(message, to: session)
+    }
+
+    /// Lets the store finish: waits for the store thread and runs what it reports, until nothing waits
+    /// (or 5 seconds pass). At start-up, so that deadlines passed while the server was down are applied
+    /// before the first client is served; at shutdown, before the clients are closed, so that they get
+    /// their acknowledgements.
+    func finishStoreWork() {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            // The writer hands its reports to the inbox before it counts as idle.
+            let idle = storeWriter.waitUntilIdle(before: deadline)
+            let jobs = inbox.drain()
+            for job in jobs { job(self) }
+            if pipeline.isIdle || (idle && jobs.isEmpty) { break }
+        }
+    }
+}

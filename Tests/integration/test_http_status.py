@@ -1,0 +1,97 @@
+"""Status lines of refused WebSocket upgrades: each carries its standard reason phrase (RFC 9110 §15), from the
+server's one status table — `HTTP/1.1 410 Gone`, never `410 Error`.
+
+Each case sends one raw handshake and reads the status line as written on the wire, with the body that names
+the reason: 410 (an ended share link), 401 (a token that matches no role), 403 (an Origin that is not
+allowed), 404 (a path other than /ws) and 503 (over --max-connections).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from websockets.sync.client import connect as sync_connect
+
+from hostile_support import _handshake_bytes, open_socket
+
+CONTROLLER = "ctl-status-token"
+
+
+def refusal(port: int, path: str = "/ws", headers: dict[str, str] | None = None, timeout: float = 5) -> tuple[str, str]:
+    """Sends one WebSocket handshake; returns the raw status line and the body of the (refusing) answer."""
+    sock = open_socket("127.0.0.1", port, timeout=timeout)
+    try:
+        sock.sendall(_handshake_bytes("127.0.0.1", port, path, headers or {}))
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
+        while len(body) < length:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            body += chunk
+        return lines[0], body.decode("utf-8", "replace")
+    finally:
+        sock.close()
+
+
+def _ask(ws, message: dict, want: str) -> dict:
+    """Sends `message` and returns the first reply of type `want` (ticks and events skipped)."""
+    ws.send(json.dumps(message))
+    while True:
+        reply = json.loads(ws.recv(timeout=5))
+        if reply.get("type") in (want, "error"):
+            return reply
+
+
+def test_ended_share_is_410_gone(start_server):
+    srv = start_server("--memory")
+    with sync_connect(srv.ws_url, open_timeout=5) as controller:
+        controller.recv(timeout=5)
+        started = _ask(controller, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                                    "durationSeconds": 120}, "ack")
+        shared = _ask(controller, {"type": "share", "requestId": "sh", "activityId": started["activityId"]}, "shares")
+        share = shared["shares"][0]
+        token = share["url"][len("/s/"):]
+        revoked = _ask(controller, {"type": "unshare", "requestId": "u", "shareId": share["id"]}, "ack")
+        assert revoked["type"] == "ack", revoked
+    line, body = refusal(srv.port, f"/ws?share={token}")
+    assert line == "HTTP/1.1 410 Gone", line
+    assert body == "410 Gone: this share has ended\n", body
+
+
+def test_token_matching_no_role_is_401_unauthorized(start_server):
+    srv = start_server("--memory", "--controller-token", CONTROLLER)
+    line, body = refusal(srv.port, "/ws?token=wrong")
+    assert line == "HTTP/1.1 401 Unauthorized", line
+    assert body == "401 Unauthorized: the token matches no role\n", body
+
+
+def test_foreign_origin_is_403_forbidden(start_server):
+    srv = start_server("--memory")
+    line, body = refusal(srv.port, "/ws", {"Origin": "http://evil.example"})
+    assert line == "HTTP/1.1 403 Forbidden", line
+    assert body.startswith("403 Forbidden: origin not allowed"), body
+
+
+@pytest.mark.parametrize("path", ["/nope", "/wss", "/api/activities"])
+def test_wrong_path_is_404_not_found(start_server, path):
+    srv = start_server("--memory")
+    line, body = refusal(srv.port, path)
+    assert line == "HTTP/1.1 404 Not Found", (path, line)
+    assert body == "404 Not Found: the WebSocket endpoint is /ws\n", (path, body)
+
+
+def test_over_the_connection_limit_is_503_service_unavailable(start_server):
+    srv = start_server("--memory", "--max-connections", "1")
+    with sync_connect(srv.ws_url, open_timeout=5) as first:
+        first.recv(timeout=5)  # the snapshot: the first connection is established and counted
+        line, body = refusal(srv.port)
+        assert line == "HTTP/1.1 503 Service Unavailable", line
+        assert body == "503 Service Unavailable: too many connections (the limit is 1)\n", body
