@@ -50,8 +50,10 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
     /// The pipeline, checked to be touched on the service thread only (debug builds).
     let boundPipeline: ServiceBound<ChangePipeline>
-    /// What clients have been told (the pipeline's committed state): reads, snapshots, ticks, broadcasts.
-    var center: ActivityCenter { pipeline.committed }
+    /// What clients have been told: the pipeline's committed state as of the step being carried out, so
+    /// that a reply or tick run between two settled changes shows the first and not yet the second. Reads,
+    /// snapshots, ticks, broadcasts.
+    var center: ActivityCenter { storeStage.told ?? pipeline.committed }
     let store: any ActivityStore
     /// The WebSocket sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
     let boundHub: ServiceBound<Hub>

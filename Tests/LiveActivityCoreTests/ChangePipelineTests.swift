@@ -7,6 +7,8 @@ struct ChangePipelineTests {
     /// What the completions did, in order ("ack u1", "fail u2: …", "reply list", "replicated 3").
     final class Log {
         var lines: [String] = []
+        /// The sequence of the last ``ChangePipeline/Step/publish(_:)`` run.
+        var published: UInt64?
     }
 
     /// A pipeline over a center holding one running activity `a1` (sequence 1), and a log.
@@ -22,6 +24,7 @@ struct ChangePipelineTests {
     private func run(_ effects: ChangePipeline.Effects, _ log: Log) -> [ChangePipeline.Submission] {
         for step in effects.steps {
             switch step {
+            case .publish(let center): log.published = center.sequence
             case .run(let completion): completion()
             case .replicated(let events): log.lines.append("replicated \(events.map(\.sequence))")
             case .reloaded: log.lines.append("reloaded")
@@ -71,6 +74,18 @@ struct ChangePipelineTests {
         #expect(pipeline.isIdle)
         #expect(pipeline.committed.sequence == 4)
         #expect(pipeline.speculative.sequence == 4)
+    }
+
+    @Test func aBarrierBetweenTwoChangesSettledTogetherSeesOnlyTheFirst() throws {
+        // A `list` sent between two updates is answered between their events: its snapshot must show the
+        // first and not the second, though the store recorded both in one commit.
+        var (pipeline, log) = try pipeline()
+        let first = try propose(update(seconds: 10), "u1", into: &pipeline, log)
+        run(pipeline.barrier { log.lines.append("list sees \(log.published.map(String.init) ?? "start")") }, log)
+        let second = try propose(update(seconds: 20), "u2", into: &pipeline, log)
+        run(pipeline.resolve([(first[0].ticket, .recorded), (second[0].ticket, .recorded)], now: t0 + 1), log)
+        #expect(log.lines == ["ack u1", "list sees 2", "ack u2"])
+        #expect(log.published == 3 && pipeline.committed.sequence == 3)
     }
 
     @Test func aRefusalOrABarrierWaitsForTheChangesBeforeIt() throws {

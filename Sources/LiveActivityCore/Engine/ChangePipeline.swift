@@ -115,6 +115,12 @@ public struct ChangePipeline {
 
     /// One thing for the caller to do, in order.
     public enum Step {
+        /// The committed state as of this point in the steps: what replies, snapshots and ticks run by the
+        /// steps after it must read (not ``ChangePipeline/committed``, which already holds every change
+        /// settled by the same call). It comes before each change's `onCommit`, each `replicated` and
+        /// `reloaded`, so a reply between two changes shows the first and not the second, as its place
+        /// among the broadcast events says.
+        case publish(ActivityCenter)
         /// Run a completion: a change's `onCommit`, a failure or refusal reply, a barrier's reply.
         case run(() -> Void)
         /// Events another instance recorded are now committed: broadcast them.
@@ -250,6 +256,7 @@ public struct ChangePipeline {
         var effects = Effects()
         let (applied, gap) = committed.applyReplicated(events)
         if !applied.isEmpty {
+            effects.steps.append(.publish(committed))
             effects.steps.append(.replicated(applied))
             rejudge(now: now, into: &effects)
         }
@@ -335,10 +342,12 @@ public struct ChangePipeline {
         case .events(let events):
             let (applied, _) = committed.applyReplicated(events)
             guard !applied.isEmpty else { return false }
+            effects.steps.append(.publish(committed))
             effects.steps.append(.replicated(applied))
             return true
         case .reload(let activities, let sequence):
             committed = ActivityCenter(activities: activities, sequence: sequence, maximumLive: committed.maximumLive)
+            effects.steps.append(.publish(committed))
             effects.steps.append(.reloaded)
             return true
         case .unavailable:
@@ -401,6 +410,7 @@ public struct ChangePipeline {
                 effects.steps.append(.run(reply))
             case .judged(nil), .durable:
                 committed = entry.after!
+                effects.steps.append(.publish(committed))
                 effects.steps.append(.run(entry.verdict!.onCommit))
             case .failed(let error):
                 let onFailure = entry.onFailure!

@@ -11,6 +11,9 @@ final class StoreStage {
     var carryingOut = false
     /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
     var deferred: [UInt64: [ClientMessage]] = [:]
+    /// What clients have been told, as of the step being carried out (``ChangePipeline/Step/publish(_:)``);
+    /// nil until the first change is settled (the pipeline's committed state is then the start state).
+    var told: ActivityCenter?
 }
 
 /// Changes go through ``ChangePipeline`` and are recorded by ``StoreWriter`` on its own thread (or at once,
@@ -54,6 +57,8 @@ extension LiveActivityServer {
             storeWriter.submit(next.submissions)
             for step in next.steps {
                 switch step {
+                case .publish(let center):
+                    storeStage.told = center
                 case .run(let completion):
                     completion()
                 case .replicated(let events):
