@@ -83,7 +83,7 @@ extension DeclarationConverter {
             }
         }
         guard lower <= upper else {
-            let start = DecodingFailure.path(path + [.key("start")])
+            let start = fullPath(path + [.key("start")])
             throw corrupted("\(name) lower bound is greater than upper bound",
                             debug: "Cannot initialize \(name)<Date> with a lowerBound (\(ISODate.format(lower))) greater than "
                                 + "upperBound (\(ISODate.format(upper)))",

@@ -27,9 +27,14 @@ struct DeclarationConverter {
 
     mutating func warn(_ path: Path, _ message: String) {
         guard warnings.count < Self.maximumWarnings else { return }
+        warnings.append(DeclarationWarning(field: fullPath(path), message: message))
+    }
+
+    /// `path` under the caller's field: `content-state.interval[1]`.
+    func fullPath(_ path: Path) -> String {
         let relative = DecodingFailure.path(path)
-        let full = relative.isEmpty ? field : field.isEmpty || relative.hasPrefix("[") ? field + relative : "\(field).\(relative)"
-        warnings.append(DeclarationWarning(field: full, message: message))
+        if relative.isEmpty { return field }
+        return field.isEmpty || relative.hasPrefix("[") ? field + relative : "\(field).\(relative)"
     }
 
     // MARK: - Structs

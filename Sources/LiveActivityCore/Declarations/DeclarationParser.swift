@@ -400,6 +400,7 @@ struct DeclarationParser {
         var text = ""
         for token in tokens[start..<min(index, tokens.count)].prefix(40) {
             let piece = token.kind == .string ? "\"\(token.text)\"" : token.text
+            if token.isPunctuation("->") { text += " " }
             if !text.isEmpty, token.kind == .identifier, let last = text.last, last.isLetter || last.isNumber || last == ">" {
                 text += " "
             }

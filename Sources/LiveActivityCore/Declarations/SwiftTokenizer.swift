@@ -161,7 +161,7 @@ struct SwiftTokenizer {
         switch scalar {
         case "(":
             let start = line
-            value += "\\("
+            value += "\\(…)"
             advance()
             var parens = 1
             while parens > 0 {
@@ -183,7 +183,6 @@ struct SwiftTokenizer {
                 if next == ")" { parens -= 1 }
                 advance()
             }
-            value += ")"
         case "n": value += "\n"; advance()
         case "t": value += "\t"; advance()
         case "r": value += "\r"; advance()
