@@ -15,7 +15,7 @@ struct SwiftToken: Sendable, Equatable {
 
     var kind: Kind
     /// The identifier (without backticks), the punctuation, the number as written, the directive's name
-    /// without `#`, or a string literal's value (escapes applied; each interpolation as `\\(…)`).
+    /// without `#`, or a string literal's value (escapes applied; each interpolation as `\(…)`).
     var text: String
     /// 1-based line where the token starts.
     var line: Int
