@@ -206,6 +206,18 @@ struct DeclarationDecodingTests {
         #expect(error.message == message)
     }
 
+    @Test func datesOutsideWhatBothFormsCanCarryAreRefused() throws {
+        // Found by Fuzz/run-declarations.sh: year 1012 did not survive ISO → Date → ISO (Julian before 1582), and
+        // year 9999 in the protocol form did not fit the Codable form's ±1,000 years.
+        let early = try #require(refusal(#"{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"1012-11-21T17:00:00Z","end":"2026-11-29T18:00:00Z"}}"#))
+        #expect(early.field == "content.state.interval.start")
+        #expect(early.message.hasPrefix(#"content.state.interval.start: date "1012-11-21T17:00:00Z" is outside the dates this server accepts (1600-01-01T00:00:00.000Z to 3015-"#))
+        #expect(refusal(#"{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"2026-11-29T17:00:00Z","end":"9999-11-29T18:00:00Z"}}"#)?.field
+                == "content.state.interval.end")
+        #expect(failure(#"{"heartRate":1,"distance":1,"phase":"work","interval":[0,64752112800]}"#)?.summary
+                == "dataCorrupted: date 64752112800 is out of range at interval[1]")
+    }
+
     @Test func protocolAndCodableFormsRoundTrip() throws {
         let codable = json(#"{"heartRate":142,"distance":3.25,"phase":"cool-down","interval":[\#(lower),\#(upper)],"note":"ok"}"#)
         let protocolForm = try Self.interval.decode(codable: codable, as: .contentState).value

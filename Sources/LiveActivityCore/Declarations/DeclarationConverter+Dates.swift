@@ -17,7 +17,7 @@ extension DeclarationConverter {
                                 protocolReason: "", path,
                                 codableNote: "\(DecodingFailure.show(value)) seconds since 2001-01-01 is more than 1,000 years away\(hint)")
             }
-            return Date(timeIntervalSinceReferenceDate: seconds)
+            return try supported(Date(timeIntervalSinceReferenceDate: seconds), value, path)
         case .protocolForm:
             let expected = "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(DecodingFailure.show(value))"
             guard case .string(let text) = value else {
@@ -26,7 +26,7 @@ extension DeclarationConverter {
                 throw failure
             }
             switch ISODate.read(text) {
-            case .success(let date): return date
+            case .success(let date): return try supported(date, value, path)
             case .failure(.notISO8601):
                 throw corrupted("invalid ISO-8601 date \(DecodingFailure.show(value))", debug: "Expected date string to be ISO8601-formatted.",
                                 protocolReason: expected, path)
@@ -35,6 +35,20 @@ extension DeclarationConverter {
                                 protocolReason: "\(DecodingFailure.show(value)) is not a real date and time: \(reason)", path)
             }
         }
+    }
+
+    /// Earliest date accepted in either form, 1600-01-01T00:00:00Z: ISO-8601 text before the Gregorian reform
+    /// (1582) is not written back as it was read (``ISODate/format(_:)`` switches to the Julian calendar there).
+    static let earliestDate = Date(timeIntervalSince1970: -11_676_096_000)
+    /// Latest date accepted in either form: ``CodableDate/maximumMagnitude`` after 2001-01-01 (early 3015), so
+    /// that whatever one form accepts converts to the other.
+    static let latestDate = Date(timeIntervalSinceReferenceDate: CodableDate.maximumMagnitude)
+
+    private func supported(_ date: Date, _ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+        guard date < Self.earliestDate || date > Self.latestDate else { return date }
+        let text = "date \(DecodingFailure.show(value)) is outside the dates this server accepts (1600-01-01T00:00:00.000Z to "
+            + "\(ISODate.format(Self.latestDate)))"
+        throw corrupted("date \(DecodingFailure.show(value)) is out of range", debug: text + ".", protocolReason: text, path, codableNote: text)
     }
 
     /// Writes a date in the target form.
