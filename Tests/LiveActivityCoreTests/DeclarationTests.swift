@@ -195,3 +195,26 @@ struct DeclarationTests {
         }
     }
 }
+
+extension DeclarationTests {
+    @Test func onlyAnInitFromADecoderIsHandWrittenDecoding() throws {
+        let declaration = try ActivityDeclaration(swiftSource: """
+            struct A: ActivityAttributes {
+                struct ContentState: Codable, Hashable {
+                    var at: Date
+                    init(from date: Date) { at = date }
+                    init(at: Date) { self.at = at }
+                }
+            }
+            """)
+        #expect(declaration.contentState.fields.map(\.key) == ["at"])
+        #expect(throws: DeclarationError.self) {
+            try ActivityDeclaration(swiftSource: """
+                struct A: ActivityAttributes {
+                    struct ContentState: Codable, Hashable { var at: Date }
+                    public init(from decoder: any Swift.Decoder) throws { }
+                }
+                """)
+        }
+    }
+}

@@ -65,23 +65,27 @@ struct DeclarationParser {
 
     /// Skips a `{…}`, `(…)` or `[…]` group starting at the current token, nested groups included.
     mutating func skipGroup() throws(DeclarationError) {
+        guard isOpener(current) else {
+            advance()
+            return
+        }
         var stack: [(closer: String, line: Int)] = []
         repeat {
             let token = current
-            if token.kind == .end {
-                let open = stack.last!
+            if token.kind == .end, let open = stack.last {
                 throw fail("unbalanced brackets: the \(Self.opener(of: open.closer)) opened here is never closed by \(open.closer)", line: open.line)
             }
             if token.kind == .punctuation {
                 if let closer = Self.closers[token.text] {
                     stack.append((closer, token.line))
-                } else if [")", "]", "}"].contains(token.text) {
-                    if token.text == stack.last!.closer {
+                } else if [")", "]", "}"].contains(token.text), let open = stack.last {
+                    if token.text == open.closer {
                         stack.removeLast()
-                    } else if token.text == "}" || stack.last!.closer == "}" {
-                        throw fail("unbalanced brackets: found \(token.text) where \(stack.last!.closer) closes the \(Self.opener(of: stack.last!.closer)) of line \(stack.last!.line)", line: token.line)
+                    } else if token.text == "}" || open.closer == "}" {
+                        throw fail("unbalanced brackets: found \(token.text) where \(open.closer) closes the \(Self.opener(of: open.closer)) "
+                                   + "of line \(open.line)", line: token.line)
                     } else {
-                        // `(` closed by `]` or the reverse inside code: tolerated, the group ends.
+                        // `(` closed by `]` or the reverse inside code: tolerated, it closes the innermost group.
                         stack.removeLast()
                     }
                 }
@@ -183,8 +187,13 @@ struct DeclarationParser {
             advance()
             found.cases += try caseDeclaration()
         case "init":
-            if peek(1).isPunctuation("("), peek(2).isIdentifier("from"), peek(3).kind == .identifier || peek(3).isPunctuation(":") {
-                found.hasCustomDecoder = !isStatic
+            if peek(1).isPunctuation("("), peek(2).isIdentifier("from"), !isStatic {
+                // `init(from decoder: Decoder)` or `init(from decoder: any Swift.Decoder)`, not `init(from date: Date)`.
+                var offset = 3
+                while offset < 12, !peek(offset).isPunctuation(")"), peek(offset).kind != .end {
+                    if peek(offset).isIdentifier("Decoder") { found.hasCustomDecoder = true }
+                    offset += 1
+                }
             }
             advance()
             try skipSignature()

@@ -1,5 +1,8 @@
 /// Structs (stored properties, `CodingKeys`) and raw-value enums, with synthesized `Codable`'s rules.
 extension DeclarationResolver {
+    /// Deepest chain of structs inside structs accepted.
+    static let maximumNesting = 64
+
     /// The struct as synthesized `Decodable` reads it: which properties are decoded, from which keys.
     ///
     /// A `let` with an initial value is never decoded; with a `CodingKeys` enum, only its cases are, from
@@ -10,6 +13,9 @@ extension DeclarationResolver {
         if let done = structs[name] { return done }
         // A struct reached again while it is being resolved (`var laps: [Lap]` inside `Lap`): only its name is needed now.
         guard !resolving.contains(name) else { return DeclaredStruct(name: name, fields: [], ignored: [], line: declaration.line) }
+        guard resolving.count < Self.maximumNesting else {
+            throw fail(line, "structs nested too deeply (more than \(Self.maximumNesting) levels, from struct \"\(declaration.name)\")")
+        }
         resolving.insert(name)
         defer { resolving.remove(name) }
         guard !declaration.hasCustomDecoder else {

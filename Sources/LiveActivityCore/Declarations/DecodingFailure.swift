@@ -20,7 +20,9 @@ public struct DecodingFailure: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// One step of a coding path: an object key or an array index.
     public enum PathComponent: Sendable, Hashable {
+        /// An object key (`CodingKey.stringValue`).
         case key(String)
+        /// An array index (`CodingKey.intValue` in an unkeyed container), from 0.
         case index(Int)
     }
 
