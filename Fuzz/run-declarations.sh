@@ -30,6 +30,8 @@ start=$(date +%s)
 # no unsafe code, so it is opt-in: FUZZ_ASAN=1.
 SANITIZE=fuzzer
 [ "${FUZZ_ASAN:-0}" = 1 ] && SANITIZE=fuzzer,address
+# A failed build must not leave an older binary to be run.
+rm -f "$BIN"
 swiftc -sanitize="$SANITIZE" -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny \
     -module-name LiveActivityCore \
