@@ -218,3 +218,35 @@ extension DeclarationTests {
         }
     }
 }
+
+extension DeclarationTests {
+    @Test func conformanceDeclaredInAnExtension() throws {
+        let declaration = try ActivityDeclaration(swiftSource: """
+            struct PizzaDeliveryAttributes {
+                public typealias PizzaDeliveryStatus = ContentState
+                public struct ContentState: Codable & Hashable {
+                    var driverName: String
+                    var deliveryTimer: ClosedRange<Date>
+                    var status: Status
+                }
+                enum Status: String, Codable, CaseIterable {
+                    case baking, onTheWay = "on the way"
+                    var title: String {
+                        switch self {
+                        case .baking: return "Baking"
+                        case .onTheWay: return "On the way"
+                        }
+                    }
+                }
+                var numberOfPizzas: Swift.Int
+                var totalAmount: String
+                let orderNumber: String
+            }
+            extension PizzaDeliveryAttributes: ActivityAttributes {}
+            """)
+        #expect(declaration.attributesType == "PizzaDeliveryAttributes")
+        #expect(declaration.attributes.fields.map(\.key) == ["numberOfPizzas", "totalAmount", "orderNumber"])
+        #expect(declaration.contentState.fields.map(\.type) == [.string, .closedDateRange, .enumeration("PizzaDeliveryAttributes.Status")])
+        #expect(declaration.enums["PizzaDeliveryAttributes.Status"]?.cases.map(\.name) == ["baking", "onTheWay"])
+    }
+}
