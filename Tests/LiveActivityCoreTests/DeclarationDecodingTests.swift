@@ -158,7 +158,7 @@ struct DeclarationDecodingTests {
         ]))
         #expect(decoded.warnings.map(\.message) == [
             #"key "progress" is not decoded by ContentState (a let with an initial value, or left out of CodingKeys); the app ignores it"#,
-            #"key "stage" is not in ContentState; the app ignores it"#,
+            #"key "stage" is not in ContentState: CodingKeys decode stage from "status"; the app ignores it"#,
         ])
         #expect(failure(Self.delivery, #"{"stage":"packed","eta":0,"courier":{"name":"Bo"},"stops":[]}"#)?.summary == #"keyNotFound "status""#)
         #expect(failure(Self.delivery, #"{"status":"packed","eta":0,"courier":{},"stops":[]}"#)?.summary == #"keyNotFound "name" at courier"#)

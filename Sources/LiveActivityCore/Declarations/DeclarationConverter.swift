@@ -59,7 +59,10 @@ struct DeclarationConverter {
             result[field.key] = try convert(item, as: field.type.unwrapped, path: fieldPath)
         }
         for key in object.keys.sorted() where structure.field(forKey: key) == nil {
-            if structure.ignored.contains(key) {
+            if let renamed = structure.fields.first(where: { $0.name == key }) {
+                warn(path, "key \"\(key)\" is not in \(structure.swiftName): CodingKeys decode \(renamed.name) from \"\(renamed.key)\"; "
+                           + "the app ignores it")
+            } else if structure.ignored.contains(key) {
                 warn(path, "key \"\(key)\" is not decoded by \(structure.swiftName) (a let with an initial value, or left out of "
                            + "CodingKeys); the app ignores it")
             } else {
