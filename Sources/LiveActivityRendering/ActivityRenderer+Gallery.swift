@@ -27,7 +27,7 @@ extension ActivityRenderer {
             ])]
             if let paused = timer.pausedAt { timerState["pausedAt"] = .string(ISODate.format(paused)) }
             let content = ActivityContent(state: .object(timerState), staleDate: stale.map(at) ?? timer.end)
-            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.attributesType,
+            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.defaultMetadata.name,
                             attributes: .object(["workout": .string(workout)]), content: content, timer: timer,
                             activityState: state, startDate: at(startDate ?? start), endDate: ended.map(at),
                             dismissalDate: ended.map { at($0 + 4 * 3600) }, endReason: ended == nil ? nil : .request)
@@ -81,7 +81,7 @@ extension ActivityRenderer {
                 body += "<section aria-labelledby=\"\(groupID)\"><h2 id=\"\(groupID)\">\(HTML.escape(group))</h2>\n"
                 currentGroup = group
             }
-            let facts = ActivityFacts(item.activity, now: now)
+            let facts = self.facts(item.activity, now: now)
             let caseID = HTML.escape(item.id)
             body += "<div class=\"gallery-case\" id=\"\(caseID)\" data-activity-state=\"\(facts.state.rawValue)\">"
             body += "<h3>\(HTML.escape(facts.name)) · \(HTML.escape(item.title))</h3><div class=\"gallery-row\">"
