@@ -12,7 +12,11 @@ extension KindMetadata {
         do {
             value = try JSONValue.parse(Array(text.utf8))
         } catch {
-            throw KindFolderError(file: file, line: JSONLine.of(error: error.message, in: text), message: "not valid JSON: \(error.message)")
+            // JSONDecoder's message has no position; Foundation's parser names the character it stopped at.
+            var located = error.message
+            do { _ = try JSONSerialization.jsonObject(with: Data(text.utf8)) } catch { located = "\((error as NSError).userInfo["NSDebugDescription"] ?? error)" }
+            let line = JSONLine.of(error: located, in: text) ?? JSONLine.of(error: error.message, in: text)
+            throw KindFolderError(file: file, line: line, message: "not valid JSON: \(located == error.message ? error.message : located)")
         }
         do throws(ProtocolError) {
             return try read(value, folderName: folderName)
@@ -99,7 +103,7 @@ enum JSONLine {
         for (index, word) in words.enumerated() where index + 1 < words.count {
             guard let number = Int(words[index + 1]) else { continue }
             if word.lowercased() == "line" { return number }
-            if word.lowercased() == "offset" || word.lowercased() == "character" {
+            if ["offset", "character", "byte"].contains(word.lowercased()) {
                 let prefix = text.utf8.prefix(number)
                 return prefix.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
             }
