@@ -143,6 +143,19 @@ public final class LiveActivityServer: @unchecked Sendable {
         connectStoreWriter()
     }
 
+    /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
+    /// on the calling thread; a bad folder is skipped and logged, as at start. Thread-safe.
+    public func reloadKinds() {
+        let (catalog, errors) = KindLoader.load(configuration.allKindsDirectories)
+        for error in errors {
+            logger.error("kind folder skipped", ["error": error.description])
+        }
+        perform { server in
+            server.replaceKinds(catalog)
+            server.logger.info("kinds reloaded", ["kinds": catalog.registry.names.joined(separator: ",")])
+        }
+    }
+
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
     /// activities keep their state and find their kind again by `attributesType`. Service thread only.
     func replaceKinds(_ catalog: KindCatalog) {

@@ -61,3 +61,20 @@ struct KindMetadataTests {
         #expect(KindRegistry([WorkoutActivity(), WorkoutActivity()]).names == ["workout"])
     }
 }
+
+/// Stored activities survive a change of kinds: kept as stored, without a countdown, never refused.
+struct StoredActivityKindChangeTests {
+    @Test func anActivityOfAKindNoLongerKnownIsKept() throws {
+        let t0 = Date(timeIntervalSince1970: 1_795_971_600)
+        let state: JSONValue = .object(["workoutTimer": .object(["start": .string(ISODate.format(t0)), "end": .string(ISODate.format(t0 + 70))])])
+        let activity = Activity(id: "a", attributesType: "workout", attributes: .object(["workout": .string("yoga")]),
+                                content: ActivityContent(state: state, staleDate: t0 + 70),
+                                timer: TimerRange(start: t0, end: t0 + 70), startDate: t0)
+        let text = StoredActivity.encode(activity)
+        #expect(try StoredActivity.decode(text).timer == activity.timer)
+        let withoutWorkout = KindRegistry([EmojiActivity()])
+        let kept = try StoredActivity.decode(text, kinds: withoutWorkout)
+        #expect(kept.id == "a" && kept.timer == nil && kept.content.state == state)
+        #expect(StoredActivity.encode(kept) == text)
+    }
+}

@@ -184,3 +184,34 @@ def test_cli_lists_kinds_and_starts_any_kind(server):
     assert usage.returncode == 2 and "--attributes" in usage.stderr
     unknown = cli("kinds", "show")
     assert unknown.returncode == 2 and "show" in unknown.stderr
+
+
+def test_sighup_reloads_the_kind_folders(start_server, tmp_path):
+    import signal
+    import time
+    public = tmp_path / "Public"
+    shutil.copytree(REPO / "Public", public)
+    shutil.copytree(REPO / "Kinds", tmp_path / "Kinds")  # the built-in kinds beside --public
+    srv = start_server(public=public)
+    kinds = {k["name"]: k for k in json.loads(get(f"{srv.url}/kinds")[1])["kinds"]}
+    assert kinds["emoji"]["label"] == "Emoji" and "small" in kinds["emoji"]["presentations"]
+    emoji_json = tmp_path / "Kinds" / "emoji" / "kind.json"
+    emoji_json.write_text(emoji_json.read_text().replace('"label": "Emoji"', '"label": "Emoji (reloaded)"'))
+    (tmp_path / "Kinds" / "emoji" / "small.html").unlink()
+    srv.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 5
+    while True:
+        kinds = {k["name"]: k for k in json.loads(get(f"{srv.url}/kinds")[1])["kinds"]}
+        if kinds["emoji"]["label"] == "Emoji (reloaded)" or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert kinds["emoji"]["label"] == "Emoji (reloaded)" and "small" not in kinds["emoji"]["presentations"]
+    assert srv.alive()
+    # a broken file on reload: skipped (the defaults stand in), the server goes on
+    emoji_json.write_text("{ nope")
+    srv.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 5
+    while "kind folder skipped" not in "\n".join(srv.stderr_lines) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert re.search(r"kind folder skipped.*emoji/kind\.json:1: not valid JSON", "\n".join(srv.stderr_lines))
+    assert start_emoji(srv) and srv.alive()

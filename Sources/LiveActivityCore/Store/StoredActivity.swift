@@ -12,15 +12,24 @@ public enum StoredActivity {
     }
 
     /// Decodes what ``encode(_:)`` wrote; the countdown is read again from the state by its kind.
+    ///
+    /// Kinds change (a folder removed, a declaration changed): an activity whose kind is no longer known, or
+    /// whose state its kind no longer reads, is kept as stored, with no countdown, rather than refused, so
+    /// that loading a store never fails on it and nothing is deleted. Updates to it are then refused with
+    /// the kind's own error (``ActivityCenter``), naming the field.
     /// - Parameter kinds: the kinds that read the countdown from the state.
     /// - Throws: ``ProtocolError`` naming the field when the stored text is not a valid activity.
     public static func decode(_ text: String, kinds: KindRegistry = .builtIn) throws(ProtocolError) -> Activity {
         let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "activity")
         guard let id = try reader.string("id", maxLength: 256) else { throw .missing("activity.id") }
         guard let typeName = try reader.string("attributesType") else { throw .missing("activity.attributesType") }
-        let kind = try kinds.kind(named: typeName, field: "activity.attributesType")
         guard let content = try reader.object("content") else { throw .missing("activity.content") }
-        let (state, timer) = try kind.state(from: try content.required("state"), field: content.path("state"))
+        let stored = try content.required("state")
+        var (state, timer): (JSONValue, TimerRange?) = (stored, nil)
+        if let kind = try? kinds.kind(named: typeName, field: "activity.attributesType"),
+           let read = try? kind.state(from: stored, field: content.path("state")) {
+            (state, timer) = read
+        }
         guard let stateName = try reader.string("activityState"), let activityState = ActivityState(rawValue: stateName) else {
             throw .invalid("activity.activityState", "not an activity state")
         }
