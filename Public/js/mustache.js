@@ -108,8 +108,9 @@ function tokenize(src, name) {
     let p = start;
     while (p < end) {
       if (isLineStart(src, p)) tokens.push({ t: "indent" });
-      const newline = src.indexOf("\n", p);
-      const lineEnd = newline === -1 || newline >= end ? end : newline + 1;
+      let lineEnd = p;
+      while (lineEnd < end && src[lineEnd] !== "\n") lineEnd += 1;
+      if (lineEnd < end) lineEnd += 1;
       tokens.push({ t: "text", text: src.slice(p, lineEnd) });
       p = lineEnd;
     }
@@ -141,9 +142,10 @@ function tokenize(src, name) {
     let lineStart = -1;
     let resume = tagEnd;
     if (sigil !== "" && sigil !== "{" && sigil !== "&") {
+      // Only spaces and tabs back to the line start (looking no further back than the blanks).
       let start = tagStart;
-      while (start > 0 && src[start - 1] !== "\n") start -= 1;
-      const blank = /^[ \t]*$/.test(src.slice(start, tagStart));
+      while (start > 0 && (src[start - 1] === " " || src[start - 1] === "\t")) start -= 1;
+      const blank = isLineStart(src, start);
       const next = blank && start >= position ? endOfBlankLine(tagEnd) : -1;
       if (next !== -1) {
         lineStart = start;

@@ -148,7 +148,7 @@ struct MustacheRobustnessTests {
     @Test func randomTemplatesNeverTrap() {
         var random = Generator(state: 17)
         var parsed = 0
-        for _ in 0..<1500 {
+        for _ in 0..<400 {
             let length = Int.random(in: 0...24, using: &random)
             let source = (0..<length).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
             guard let template = try? MustacheTemplate(parsing: source, name: "fuzz") else { continue }
@@ -157,7 +157,7 @@ struct MustacheRobustnessTests {
             let partials = ["p": template, "q": (try? MustacheTemplate(parsing: "{{#a}}{{>p}}{{>q}}{{/a}}", name: "q")) ?? template]
             _ = template.render(Self.context, partials: partials)
         }
-        #expect(parsed > 50)
+        #expect(parsed > 20)
     }
 
     @Test func garbageBytesNeverTrap() {

@@ -75,8 +75,8 @@ struct MustacheTokenizer {
             var lineStart: Int?
             var resume = tagEnd
             if kind != 0, kind != UInt8(ascii: "{"), kind != UInt8(ascii: "&") {
-                let start = startOfLine(tagStart)
-                if start >= position, isBlank(start, tagStart), let next = endOfBlankLine(after: tagEnd) {
+                let start = startOfBlankLine(before: tagStart)
+                if let start, start >= position, let next = endOfBlankLine(after: tagEnd) {
                     lineStart = start
                     resume = next
                 }
@@ -158,14 +158,12 @@ struct MustacheTokenizer {
         return nil
     }
 
-    private func startOfLine(_ offset: Int) -> Int {
+    /// If only spaces and tabs precede `offset` back to the start of its line, that line start. Looks no further
+    /// back than the blanks, so a long line full of tags costs no more than its length.
+    private func startOfBlankLine(before offset: Int) -> Int? {
         var index = offset
-        while index > 0, source[index - 1] != UInt8(ascii: "\n") { index -= 1 }
-        return index
-    }
-
-    private func isBlank(_ start: Int, _ end: Int) -> Bool {
-        source[start..<end].allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        while index > 0, source[index - 1] == UInt8(ascii: " ") || source[index - 1] == UInt8(ascii: "\t") { index -= 1 }
+        return index == 0 || source[index - 1] == UInt8(ascii: "\n") ? index : nil
     }
 
     /// If only spaces and tabs follow `offset` up to `\n`, `\r\n` or the end, the offset just past that line end.
