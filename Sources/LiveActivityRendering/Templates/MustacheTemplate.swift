@@ -73,7 +73,8 @@ public struct MustacheTemplate: Sendable {
                     throw TemplateError.at(offset, in: bytes, name: name, "close tag \"\(tagName)\" without an open section")
                 }
                 let frame = frames.removeLast()
-                guard frame.name == tagName else {
+                // Byte for byte, as JavaScript compares (Swift's == would also match other Unicode normalisations).
+                guard frame.name.utf8.elementsEqual(tagName.utf8) else {
                     let opened = TemplateError.at(frame.offset, in: bytes, name: name, "")
                     throw TemplateError.at(offset, in: bytes, name: name, "close tag \"\(tagName)\" does not match "
                                            + "section \"\(frame.name)\" opened at line \(opened.line), column \(opened.column)")
