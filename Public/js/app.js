@@ -9,6 +9,8 @@ import { SharesPanel } from "./shares.js";
 import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
 import { Liveness } from "./liveness.js";
 import { HistoryPanel } from "./history.js";
+import { fetchKinds, workoutChoices } from "./kinds.js";
+import { setKinds } from "./store.js";
 
 /** How long to wait for the server's first answer before hinting that something is wrong, in ms. */
 const SNAPSHOT_HINT_MS = 3000;
@@ -23,6 +25,13 @@ const store = new Store();
 const view = new View();
 const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message) => request(message),
   (text) => view.showError(text), () => store.serverNow(Date.now()));
+// The kinds the server accepts: the workout picker and the kind switch come from GET /kinds.
+fetchKinds().then((kinds) => {
+  if (!kinds.length) return;
+  setKinds(kinds);
+  view.renderWorkouts(workoutChoices(kinds));
+  emojiKind.renderKinds(kinds);
+});
 const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
 const shares = new SharesPanel((message) => send(message));
 const historyPanel = new HistoryPanel((message) => send(message));

@@ -2,12 +2,38 @@
 // Pure: no DOM, no sockets. Times named *Ms are epoch milliseconds.
 
 import { ClockSync, parseDateMs, remainingSeconds } from "./time.js";
+import { buildRenderContext } from "./render-context.js";
 
-/** Display names of the known workouts, in picker order. */
-export const WORKOUTS = Object.freeze({ aerobics: "Aerobics", jogging: "Jogging", yoga: "Yoga" });
+/**
+ * Display names of the known workouts, by key. Empty until the server's kinds arrive (`GET /kinds`,
+ * `setKinds`): the workout kind's `enums.workout` in Kinds/workout/kind.json is the one list.
+ * @type {Map<string, string>}
+ */
+export const WORKOUTS = new Map();
 
-/** The seed app's integer raw values (accepted on input by the server; output should be strings). */
-const WORKOUT_RAW_VALUES = ["jogging", "aerobics", "yoga"];
+/** The seed app's integer raw values (accepted on input by the server; output should be strings). @type {Map<number, string>} */
+const WORKOUT_RAW_VALUES = new Map();
+
+/** The server's kinds by name, as `GET /kinds` lists them. @type {Map<string, object>} */
+export const KINDS = new Map();
+
+/**
+ * Takes the server's kinds (`GET /kinds`): their labels, icons and title templates.
+ * @param {object[]} kinds the `kinds` array of `GET /kinds`.
+ */
+export function setKinds(kinds) {
+  KINDS.clear();
+  WORKOUTS.clear();
+  WORKOUT_RAW_VALUES.clear();
+  for (const kind of Array.isArray(kinds) ? kinds : []) {
+    if (!kind || typeof kind.name !== "string") continue;
+    KINDS.set(kind.name, kind);
+  }
+  for (const entry of KINDS.get("workout")?.enums?.workout ?? []) {
+    WORKOUTS.set(entry.value, entry.label ?? entry.value);
+    if (typeof entry.rawValue === "number") WORKOUT_RAW_VALUES.set(entry.rawValue, entry.value);
+  }
+}
 
 /**
  * The workout key of an activity ("jogging" | "aerobics" | "yoga", or whatever other string the server sent).
@@ -16,7 +42,7 @@ const WORKOUT_RAW_VALUES = ["jogging", "aerobics", "yoga"];
  */
 export function workoutOf(activity) {
   const w = activity?.attributes?.workout;
-  if (typeof w === "number") return WORKOUT_RAW_VALUES[w] ?? String(w);
+  if (typeof w === "number") return WORKOUT_RAW_VALUES.get(w) ?? String(w);
   return typeof w === "string" ? w : "";
 }
 
@@ -26,7 +52,7 @@ export function workoutOf(activity) {
  * @returns {string}
  */
 export function workoutLabel(workout) {
-  if (WORKOUTS[workout]) return WORKOUTS[workout];
+  if (WORKOUTS.has(workout)) return WORKOUTS.get(workout);
   return workout ? workout.charAt(0).toUpperCase() + workout.slice(1) : "Workout";
 }
 
@@ -41,6 +67,10 @@ export function activityTitle(activity) {
     const name = String(activity.attributes?.name ?? "").trim() || "Emoji activity";
     const emoji = String(activity.content?.state?.emoji ?? "").trim();
     return emoji ? `${emoji} ${name}` : name;
+  }
+  const kind = KINDS.get(activity?.attributesType);
+  if (kind && activity?.attributesType !== "workout") {
+    return buildRenderContext(activity, kind, Date.now()).activity.title;
   }
   return workoutLabel(workoutOf(activity));
 }

@@ -187,6 +187,29 @@ export class View {
     }
   }
 
+  /**
+   * Makes the picker offer exactly the server's workouts (`GET /kinds`): relabels the buttons the page has,
+   * adds one for each new workout, removes those the server no longer lists. Keeps the current choice.
+   * @param {{value: string, label: string}[]} choices
+   */
+  renderWorkouts(choices) {
+    if (!choices.length) return;
+    const chosen = this.selectedWorkout();
+    const wanted = new Set(choices.map((c) => c.value));
+    for (const b of qsa("button[data-workout]", this.$picker)) if (!wanted.has(b.dataset.workout)) b.remove();
+    for (const { value, label } of choices) {
+      let b = qs(`button[data-workout="${CSS.escape(value)}"]`, this.$picker);
+      if (!b) {
+        b = this.$picker.ownerDocument.createElement("button");
+        b.type = "button";
+        b.dataset.workout = value;
+        this.$picker.append(b);
+      }
+      setText(b, label);
+    }
+    this.selectWorkout(wanted.has(chosen) ? chosen : choices[0].value);
+  }
+
   /** @returns {string} the chosen workout key. */
   selectedWorkout() {
     const pressed = qs('button[aria-pressed="true"]', this.$picker);

@@ -5,13 +5,23 @@ import LiveActivityCore
 struct ActivityFacts {
     /// The activity's id.
     var id: String
-    /// The workout key (`jogging`, `aerobics`, `yoga`, or whatever string the attributes hold).
+    /// The kind's metadata (its folder's `kind.json`, or defaults for a kind the server does not know).
+    var kind: KindMetadata
+    /// The values the kind's templates see (``RenderContext``).
+    var context: JSONValue
+    /// The icon's name: the enum value's icon from `kind.json` (`jogging`…), else the kind's fallback icon.
     var workout: String
-    /// The name shown, e.g. "Yoga" (not escaped).
+    /// The name shown, e.g. "Yoga" or an emoji activity's name (not escaped): the kind's `title` template.
     var name: String
+    /// The name with its kind where the name is an enum label ("Yoga workout"), else the name ("Morning run").
+    var heading: String
     /// The state to show at `now`: as stored, except that a running activity is `stale` exactly when its stale
     /// date is not after `now`.
     var state: ActivityState
+    /// The state's text fields (not the countdown), joined: an emoji activity's emoji.
+    var stateText: String
+    /// The published thumbnail of the kind's image field, if any.
+    var thumbnail: ActivityThumbnail?
     /// Whether the countdown is frozen by a pause.
     var paused: Bool
     /// "Ended", "Dismissed", "Scheduled", "Paused", "Stale" or "".
@@ -29,17 +39,20 @@ struct ActivityFacts {
         return first.uppercased() + workout.dropFirst()
     }
 
-    init(_ activity: Activity, now: Date) {
+    /// Reads what `activity` shows at `now`.
+    /// - Parameter kind: its kind's metadata; `nil` when the server does not know the kind (defaults then).
+    init(_ activity: Activity, now: Date, kind: KindMetadata?) {
         id = activity.id
-        if case .object(let attributes) = activity.attributes, case .string(let workout)? = attributes["workout"] {
-            self.workout = workout
-        } else if case .object(let attributes) = activity.attributes, case .number(let raw)? = attributes["workout"],
-                  let index = Int(exactly: raw), WorkoutActivity.Workout.allCases.indices.contains(index) {
-            workout = WorkoutActivity.Workout.allCases[index].rawValue
-        } else {
-            workout = ""
-        }
-        name = Self.name(ofWorkout: workout)
+        let kind = kind ?? KindMetadata(name: activity.attributesType)
+        self.kind = kind
+        context = RenderContext.build(activity, kind: kind, now: now)
+        workout = context["activity"]?["icon"]?.stringValue ?? kind.fallbackIcon
+        name = context["activity"]?["title"]?.stringValue ?? kind.label
+        heading = kind.enums.isEmpty ? name : "\(name) \(kind.label.lowercased())"
+        let skipped: Set<String> = [kind.countdown ?? "", "pausedAt"]
+        stateText = (activity.content.state.objectValue ?? [:]).sorted { $0.key < $1.key }
+            .compactMap { key, value in skipped.contains(key) ? nil : value.stringValue }.joined(separator: " ")
+        thumbnail = activity.thumbnail
         // A running activity is stale exactly when its stale date has passed (an update with a later stale date
         // makes it active again), so the state at `now` follows from the content, even for a past or future `now`.
         var state = activity.activityState
@@ -71,15 +84,16 @@ struct ActivityFacts {
 
     /// A sentence for assistive technology, e.g. "Yoga workout, 0:50 left, paused".
     var summary: String {
-        var parts = ["\(name) workout"]
+        var parts = [heading]
         if seconds != nil { parts.append(state == .pending ? "\(countdown) planned" : "\(countdown) left") }
+        if seconds == nil, !stateText.isEmpty { parts.append(stateText) }
         if !badge.isEmpty { parts.append(badge.lowercased()) }
         return parts.joined(separator: ", ")
     }
 
     /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script).
     var signature: String {
-        [id, state.rawValue, badge, name, startMs.map(String.init) ?? "", endMs.map(String.init) ?? "",
+        [id, state.rawValue, badge, name, stateText, thumbnail?.key ?? "", startMs.map(String.init) ?? "", endMs.map(String.init) ?? "",
          freezeMs.map(String.init) ?? ""].joined(separator: "|")
     }
 

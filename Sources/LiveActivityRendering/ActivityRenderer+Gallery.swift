@@ -27,7 +27,7 @@ extension ActivityRenderer {
             ])]
             if let paused = timer.pausedAt { timerState["pausedAt"] = .string(ISODate.format(paused)) }
             let content = ActivityContent(state: .object(timerState), staleDate: stale.map(at) ?? timer.end)
-            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.attributesType,
+            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.defaultMetadata.name,
                             attributes: .object(["workout": .string(workout)]), content: content, timer: timer,
                             activityState: state, startDate: at(startDate ?? start), endDate: ended.map(at),
                             dismissalDate: ended.map { at($0 + 4 * 3600) }, endReason: ended == nil ? nil : .request)
@@ -81,11 +81,11 @@ extension ActivityRenderer {
                 body += "<section aria-labelledby=\"\(groupID)\"><h2 id=\"\(groupID)\">\(HTML.escape(group))</h2>\n"
                 currentGroup = group
             }
-            let facts = ActivityFacts(item.activity, now: now)
+            let facts = self.facts(item.activity, now: now)
             let caseID = HTML.escape(item.id)
             body += "<div class=\"gallery-case\" id=\"\(caseID)\" data-activity-state=\"\(facts.state.rawValue)\">"
             body += "<h3>\(HTML.escape(facts.name)) · \(HTML.escape(item.title))</h3><div class=\"gallery-row\">"
-            for presentation in Presentation.allCases {
+            for presentation in Presentation.allCases where presentation != .small {
                 let kind = presentation == .lockScreen ? " class=\"lock\"" : ""
                 body += "<figure id=\"\(caseID)-\(presentation.rawValue)\"\(kind)>"
                 body += fragment(facts, presentation, headingTag: "p")
@@ -93,7 +93,16 @@ extension ActivityRenderer {
             }
             body += "</div></div>\n"
         }
-        body += "</section>\n</main>"
+        body += "</section>\n"
+        // The small family (iOS 18) in a section of its own at the end, so the rows above keep their layout.
+        body += "<section aria-labelledby=\"group-small\"><h2 id=\"group-small\">\(Presentation.small.title)</h2>"
+        body += "<div class=\"gallery-row\">"
+        for item in Self.galleryCases(now: now) {
+            let facts = self.facts(item.activity, now: now)
+            body += "<figure id=\"\(HTML.escape(item.id))-small\">\(fragment(facts, .small, headingTag: "p"))"
+            body += "<figcaption>\(HTML.escape(facts.name)) · \(HTML.escape(item.title))</figcaption></figure>"
+        }
+        body += "</div></section>\n</main>"
         return page(title: "Live Activity previews", bodyClass: "gallery-page", body: body, options: options, now: now)
     }
 }

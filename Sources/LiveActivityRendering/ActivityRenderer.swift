@@ -10,10 +10,26 @@ import LiveActivityCore
 public struct ActivityRenderer: Sendable {
     /// The stylesheet and icons inlined into every document.
     public var assets: RenderAssets
+    /// The kinds whose metadata (title, labels, icons, image field) the renderings read.
+    public var kinds: KindRegistry
+    /// A published thumbnail's PNG by file name (`{key}@2x.png`), inlined as a `data:` URL so the documents
+    /// still make no requests; `nil` (or a missing file) shows the kind's fallback icon. Called on the caller's thread.
+    public var thumbnailPNG: @Sendable (String) -> [UInt8]?
 
     /// Creates a renderer.
-    public init(assets: RenderAssets) {
+    /// - Parameters:
+    ///   - assets: the stylesheet and icons.
+    ///   - kinds: the kinds to read titles and labels from.
+    ///   - thumbnailPNG: reads a thumbnail's PNG by file name; the default reads none.
+    public init(assets: RenderAssets, kinds: KindRegistry = .builtIn, thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil }) {
         self.assets = assets
+        self.kinds = kinds
+        self.thumbnailPNG = thumbnailPNG
+    }
+
+    /// What `activity` shows at `now`, read with its kind's metadata.
+    func facts(_ activity: Activity, now: Date) -> ActivityFacts {
+        ActivityFacts(activity, now: now, kind: kinds.metadata(named: activity.attributesType))
     }
 
     // MARK: Documents
@@ -26,7 +42,7 @@ public struct ActivityRenderer: Sendable {
     ///   - now: the instant to show (the request time, or the `?now=` parameter).
     /// - Returns: UTF-8 HTML text.
     public func document(for activity: Activity, presentation: Presentation, options: RenderOptions, now: Date) -> String {
-        let facts = ActivityFacts(activity, now: now)
+        let facts = self.facts(activity, now: now)
         let body = """
         <main class="render-stage render-\(presentation.rawValue)" data-signature="\(HTML.escape(facts.signature))" \
         data-activity-state="\(facts.state.rawValue)">
@@ -34,14 +50,14 @@ public struct ActivityRenderer: Sendable {
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
         """
-        return page(title: "\(facts.name) workout · \(presentation.title)", bodyClass: "render", body: body,
+        return page(title: "\(facts.heading) · \(presentation.title)", bodyClass: "render", body: body,
                     options: options, now: now)
     }
 
     /// A shared activity's page (`/s/{token}`): one presentation, or, when `presentation` is nil, the Lock
     /// Screen with the Dynamic Island's compact and expanded presentations.
     public func shareDocument(for activity: Activity, presentation: Presentation?, options: RenderOptions, now: Date) -> String {
-        let facts = ActivityFacts(activity, now: now)
+        let facts = self.facts(activity, now: now)
         let shown = presentation.map { [$0] } ?? [.lockScreen, .compact, .expanded]
         let parts = shown.map { fragment(facts, $0, headingTag: $0 == .lockScreen ? "h1" : "p") }.joined(separator: "\n")
         let body = """
@@ -51,7 +67,7 @@ public struct ActivityRenderer: Sendable {
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
         """
-        return page(title: "\(facts.name) workout, shared", bodyClass: "render share", body: body, options: options, now: now)
+        return page(title: "\(facts.heading), shared", bodyClass: "render share", body: body, options: options, now: now)
     }
 
     /// The document for an id that matches no activity (send it with status 404).
@@ -72,7 +88,7 @@ public struct ActivityRenderer: Sendable {
     /// The markup of one presentation (no document around it).
     /// - Parameter headingTag: the element holding the workout name on the Lock Screen (`h1`, `h3`, `p`…).
     public func fragment(for activity: Activity, presentation: Presentation, now: Date, headingTag: String = "p") -> String {
-        fragment(ActivityFacts(activity, now: now), presentation, headingTag: headingTag)
+        fragment(facts(activity, now: now), presentation, headingTag: headingTag)
     }
 
     func fragment(_ facts: ActivityFacts, _ presentation: Presentation, headingTag: String) -> String {
@@ -82,6 +98,9 @@ public struct ActivityRenderer: Sendable {
         let name = HTML.escape(facts.name)
         let summary = HTML.escape(facts.summary)
         let tag = ["h1", "h2", "h3", "h4", "p"].contains(headingTag) ? headingTag : "p"
+        if facts.kind.countdown == nil, facts.kind.enums.isEmpty {
+            return defaultFragment(facts, presentation, headingTag: tag)
+        }
         switch presentation {
         case .lockScreen:
             let action = facts.state == .ended ? #"<span class="system-action" aria-hidden="true">Clear</span>"# : ""
@@ -113,6 +132,12 @@ public struct ActivityRenderer: Sendable {
             <span class="expanded-trailing">\(assets.icon("timer", classes: "icon timer-icon"))\(countdown(facts))</span>\
             <span class="expanded-bottom"><span class="island-stop" aria-hidden="true">STOP</span></span></div>
             """
+        case .small:
+            return """
+            <div class="activity-small" role="group" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
+            <span class="small-leading">\(assets.icon(iconName(facts.workout), classes: "icon workout-icon"))\
+            <span class="workout-name">\(name)</span></span>\(countdown(facts))</div>
+            """
         }
     }
 
@@ -128,7 +153,7 @@ public struct ActivityRenderer: Sendable {
     }
 
     private func iconName(_ workout: String) -> String {
-        WorkoutActivity.Workout(rawValue: workout) != nil ? workout : "workout"
+        assets.icons[workout] != nil ? workout : "workout"
     }
 
     /// Wraps markup in the widget URL's link, when there is one.

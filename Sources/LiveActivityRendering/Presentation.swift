@@ -13,6 +13,9 @@ public enum Presentation: String, Sendable, CaseIterable {
     case minimal
     /// The Dynamic Island after a long press: leading, center, trailing and bottom regions.
     case expanded
+    /// The small activity family (iOS 18): the Apple Watch Smart Stack and CarPlay
+    /// (`ActivityFamily.small`, https://developer.apple.com/documentation/activitykit/activityfamily).
+    case small
 
     /// A human name, e.g. "Lock Screen".
     public var title: String {
@@ -21,6 +24,7 @@ public enum Presentation: String, Sendable, CaseIterable {
         case .compact: "Compact"
         case .minimal: "Minimal"
         case .expanded: "Expanded"
+        case .small: "Small (Watch, CarPlay)"
         }
     }
 }

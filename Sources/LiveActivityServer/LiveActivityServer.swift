@@ -101,6 +101,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
+    /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:)``.
+    /// Service thread only once the server runs.
+    private(set) var kindCatalog: KindCatalog
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
@@ -120,6 +123,12 @@ public final class LiveActivityServer: @unchecked Sendable {
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
+        let (catalog, kindErrors) = KindLoader.load(configuration.allKindsDirectories)
+        for error in kindErrors {
+            logger.error("kind folder skipped", ["error": error.description])
+        }
+        logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
+        kindCatalog = catalog
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
@@ -131,10 +140,31 @@ public final class LiveActivityServer: @unchecked Sendable {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
         }
         boundPipeline = ServiceBound(ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
-                                                                   maximumLive: configuration.maximumLiveActivities)),
+                                                                   maximumLive: configuration.maximumLiveActivities,
+                                                                   kinds: catalog.registry)),
                                      owner: onServiceThread)
         boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
         connectStoreWriter()
+    }
+
+    /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
+    /// on the calling thread; a bad folder is skipped and logged, as at start. Thread-safe.
+    public func reloadKinds() {
+        let (catalog, errors) = KindLoader.load(configuration.allKindsDirectories)
+        for error in errors {
+            logger.error("kind folder skipped", ["error": error.description])
+        }
+        perform { server in
+            server.replaceKinds(catalog)
+            server.logger.info("kinds reloaded", ["kinds": catalog.registry.names.joined(separator: ",")])
+        }
+    }
+
+    /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
+    /// activities keep their state and find their kind again by `attributesType`. Service thread only.
+    func replaceKinds(_ catalog: KindCatalog) {
+        kindCatalog = catalog
+        pipeline.replaceKinds(catalog.registry)
     }
 
     /// Starts the service thread and returns once the server listens.

@@ -57,6 +57,16 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Folder served over HTTP at `/`; `index.html` is the dashboard.
     public var publicDirectory: URL
+    /// The folder of built-in kind folders (`Kinds/workout/`, `Kinds/emoji/`); `nil`: the `Kinds` folder
+    /// beside ``publicDirectory`` (the layout of a checkout and of the installed share folder).
+    public var kindsDirectory: URL?
+    /// More folders of kind folders (`serve --kinds DIR`), loaded after the built-in ones.
+    public var extraKindsDirectories: [URL] = []
+
+    /// The folders of kind folders to load, built-in first.
+    public var allKindsDirectories: [URL] {
+        [kindsDirectory ?? publicDirectory.deletingLastPathComponent().appendingPathComponent("Kinds")] + extraKindsDirectories
+    }
     /// Largest WebSocket message accepted, in bytes; larger ones close the connection with 1009. Default 64 KiB.
     public var maximumMessageBytes: Int = 64 * 1024
     /// Most bytes queued for one client before it is closed as too slow (close 1013, try again later).

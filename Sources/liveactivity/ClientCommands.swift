@@ -3,22 +3,38 @@ import LiveActivityClient
 import LiveActivityCommandLine
 import LiveActivityCore
 
-/// `liveactivity start`: requests a new workout activity and prints its id.
+/// `liveactivity start`: requests a new activity of any kind and prints its id.
 enum StartActivityCommand {
     static let usage = """
-    usage: liveactivity start jogging|aerobics|yoga --duration DURATION [--relevance N] [options]
+    usage: liveactivity start \(workouts.joined(separator: "|")) --duration DURATION [--relevance N] [options]
+           liveactivity start KIND --attributes JSON (--state JSON | --duration DURATION) [--stale-date ISO-8601]
+                              [--relevance N] [options]
 
-    Starts a workout activity with a countdown and prints its id on standard output.
+    Starts an activity and prints its id on standard output. The first form starts a workout with a
+    countdown; the second any kind the server lists (`liveactivity kinds list`), with its attributes and
+    content state as JSON objects in this protocol's form (ISO-8601 dates, {"start","end"} ranges).
 
-      --duration DURATION   countdown length: 70, 70s, 2m, 1m30s, 1h (required)
+      --duration DURATION   countdown length: 70, 70s, 2m, 1m30s, 1h (kinds with a countdown)
+      --attributes JSON     the kind's attributes, e.g. '{"name":"Run","startTime":"…","endTime":"…"}'
+      --state JSON          the kind's content state, e.g. '{"emoji":"🏃"}'
+      --stale-date ISO      content.staleDate (with --state)
       --relevance N         relevance score, higher sorts first (default 0)
     \(ClientOptions.usage)
 
     \(ClientOptions.exitStatuses)
     """
 
-    /// The workouts the server knows.
-    static let workouts = ["jogging", "aerobics", "yoga"]
+    /// The workouts of the built-in workout kind, from its metadata (Kinds/workout/kind.json's defaults).
+    static let workouts = (KindRegistry.builtIn.metadata(named: "workout")?.enums["workout"] ?? []).map(\.value)
+
+    /// Reads a JSON object option.
+    /// - Throws: ``UsageError`` naming the option when the text is not a JSON object.
+    static func object(_ name: String, _ text: String) throws(UsageError) -> JSONValue {
+        guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
+            throw UsageError("\(name) must be a JSON object, got \"\(text.prefix(60))\"")
+        }
+        return value
+    }
 
     /// Parses the arguments, sends the request and prints the result.
     /// - Returns: the exit status (0, 1 refused, 2 usage error, 3 cannot connect or no reply).
@@ -28,31 +44,55 @@ enum StartActivityCommand {
         var workout: String?
         var seconds: Double?
         var relevance: Double?
+        var attributes: JSONValue?
+        var state: JSONValue?
+        var staleDate: String?
         do throws(UsageError) {
             try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
                 switch name {
                 case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
                 case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
+                case "--attributes": attributes = try object(name, try list.value(for: name))
+                case "--state": state = try object(name, try list.value(for: name))
+                case "--stale-date":
+                    let text = try list.value(for: name)
+                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.prefix(40))\"") }
+                    staleDate = text
                 default: return false
                 }
                 return true
             }, positional: { value throws(UsageError) in
                 guard workout == nil else { throw UsageError("unexpected argument \"\(value)\"") }
-                guard workouts.contains(value) else {
-                    throw UsageError("unknown workout \"\(value)\"; expected \(workouts.joined(separator: ", "))")
-                }
                 workout = value
             })
-            guard workout != nil else { throw UsageError("missing workout (\(workouts.joined(separator: "|")))") }
-            guard seconds != nil else { throw UsageError("--duration is required") }
+            guard let name = workout else { throw UsageError("missing workout (\(workouts.joined(separator: "|"))) or KIND with --attributes") }
+            if attributes == nil, !workouts.contains(name) {
+                throw UsageError("unknown workout \"\(name)\"; expected \(workouts.joined(separator: ", ")) (or a KIND with --attributes JSON)")
+            }
+            if state != nil, seconds != nil { throw UsageError("give --state or --duration, not both") }
+            if staleDate != nil, state == nil { throw UsageError("--stale-date needs --state") }
+            guard seconds != nil || state != nil else {
+                throw UsageError(attributes == nil ? "--duration is required" : "--state JSON (or --duration) is required")
+            }
         } catch {
             return ClientRunner.usageError("start", error)
         }
-        var request: [String: JSONValue] = [
-            "type": .string("start"), "attributesType": .string("workout"),
-            "attributes": .object(["workout": .string(workout!)]), "durationSeconds": .number(seconds!),
-        ]
-        if let relevance { request["relevanceScore"] = .number(relevance) }
+        var request: [String: JSONValue] = ["type": .string("start")]
+        if let attributes {
+            request["attributesType"] = .string(workout!)
+            request["attributes"] = attributes
+        } else {
+            request["attributesType"] = .string("workout")
+            request["attributes"] = .object(["workout": .string(workout!)])
+        }
+        if let state {
+            var content: [String: JSONValue] = ["state": state, "relevanceScore": .number(relevance ?? 0)]
+            if let staleDate { content["staleDate"] = .string(staleDate) }
+            request["content"] = .object(content)
+        } else {
+            request["durationSeconds"] = .number(seconds!)
+            if let relevance { request["relevanceScore"] = .number(relevance) }
+        }
         return ClientRunner.withConnection("start", options) { client throws(ClientError) in
             let ack = try client.request(request, timeout: options.timeout)
             guard let id = ack.activityId else {

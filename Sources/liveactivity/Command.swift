@@ -11,12 +11,13 @@ enum Command {
 
     commands:
       serve     run the server (dashboard over HTTP, protocol over WebSocket at /ws)
-      start     start a workout activity and print its id
+      start     start an activity (a workout, or any kind with --attributes/--state) and print its id
       update    restart an activity's countdown, optionally with an alert
       end       end one activity or all of them (alias: stop)
       list      print the activities (table, or --json)
       watch     follow every change live until Ctrl-C (table, or --json lines)
       share     print a read-only link that shows one activity live (expires; revocable)
+      kinds     kinds list: print the activity kinds the server accepts
 
     Client commands talk to --server URL (default ws://127.0.0.1:8080/ws; env LIVEACTIVITY_SERVER).
 
@@ -38,6 +39,7 @@ enum Command {
         case "list": return ListCommand.run(rest)
         case "watch": return WatchCommand.run(rest)
         case "share": return ShareCommand.run(rest)
+        case "kinds": return KindsCommand.run(rest)
         case "-h", "--help", "help":
             print(usage)
             return 0

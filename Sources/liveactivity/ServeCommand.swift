@@ -80,21 +80,25 @@ enum ServeCommand {
         }
     }
 
-    /// SIGINT and SIGTERM.
+    /// SIGINT and SIGTERM, which stop the server, and SIGHUP, which reloads its kind folders.
     private static func terminationSignals() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGHUP)
         return set
     }
 
-    /// Stops the server when SIGINT or SIGTERM arrives (blocked in every thread, taken here with sigwait).
+    /// Stops the server when SIGINT or SIGTERM arrives, and reloads its kinds on SIGHUP (blocked in every
+    /// thread, taken here with sigwait).
     private static func stopOnSignals(_ server: LiveActivityServer, _ signals: sigset_t) {
         let thread = Thread {
             var set = signals
             var number: Int32 = 0
-            sigwait(&set, &number)
+            while sigwait(&set, &number) == 0, number == SIGHUP {
+                server.reloadKinds()
+            }
             server.stop()
         }
         thread.name = "signals"

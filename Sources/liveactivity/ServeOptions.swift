@@ -13,6 +13,8 @@ struct ServeOptions {
       --host ADDRESS          address to listen on (default 127.0.0.1; env LIVEACTIVITY_HOST)
       --port PORT             TCP port, 0 picks a free one (default 8080; env LIVEACTIVITY_PORT)
       --public DIR            folder served at / (default: ./Public, or the Public folder of this checkout)
+      --kinds DIR             a folder of more activity kinds (one folder each: kind.json, templates), loaded
+                              beside the built-in ones in Kinds/ next to the public folder; repeatable
       --tls-cert FILE         PEM certificate chain: serve https and wss on the same port
       --tls-key FILE          PEM private key for --tls-cert
 
@@ -115,6 +117,7 @@ struct ServeOptions {
             case "--host": options.configuration.host = try list.value(for: argument)
             case "--port": portText = try list.value(for: argument)
             case "--public": publicPath = try list.value(for: argument)
+            case "--kinds": options.configuration.extraKindsDirectories.append(URL(fileURLWithPath: try list.value(for: argument)))
             case "--tls-cert": options.configuration.tlsCertificatePath = try list.value(for: argument)
             case "--tls-key": options.configuration.tlsPrivateKeyPath = try list.value(for: argument)
             case "--controller-token": controllerToken = try list.value(for: argument)
@@ -195,10 +198,28 @@ struct ServeOptions {
             throw UsageError("no Public folder found here or beside the executable; pass --public DIR")
         }
         options.configuration.publicDirectory = publicDirectory
+        options.configuration.kindsDirectory = defaultKindsDirectory(beside: publicDirectory)
         options.configuration.images.cacheDirectory = URL(fileURLWithPath: imageCachePath ?? (options.inMemory
             ? NSTemporaryDirectory() + "liveactivity-images-\(ProcessInfo.processInfo.processIdentifier)"
             : URL(fileURLWithPath: options.dataPath).appendingPathComponent("images").path))
         return options
+    }
+
+    /// The built-in kinds: the `Kinds` folder beside the public folder (a checkout, the installed share
+    /// folder), else the one found walking up from the executable; `nil` when there is none (the server then
+    /// uses the built-in kinds' default metadata).
+    private static func defaultKindsDirectory(beside publicDirectory: URL) -> URL? {
+        let fileManager = FileManager.default
+        let marker = "workout/kind.json"
+        let beside = publicDirectory.standardizedFileURL.deletingLastPathComponent().appendingPathComponent("Kinds")
+        if fileManager.fileExists(atPath: beside.appendingPathComponent(marker).path) { return beside }
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = folder.appendingPathComponent("Kinds")
+            if fileManager.fileExists(atPath: candidate.appendingPathComponent(marker).path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
     }
 
     /// `./Public`, else the `Public` folder found walking up from the executable (a checkout's `.build/...`).

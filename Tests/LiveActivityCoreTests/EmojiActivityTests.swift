@@ -13,12 +13,12 @@ struct EmojiActivityTests {
     }
 
     private func attributes(_ fields: String) throws(ProtocolError) -> JSONValue {
-        try EmojiActivity.attributes(from: try JSONValue.parse(Array("{\(fields)}".utf8)), field: "attributes")
+        try EmojiActivity().attributes(from: try JSONValue.parse(Array("{\(fields)}".utf8)), field: "attributes")
     }
 
     @Test func isRegisteredBesideWorkout() throws {
-        #expect(ActivityKinds.all.map { $0.attributesType } == ["workout", "emoji"])
-        #expect(ActivityKinds.kind(forPushType: "EmojiAttributes") == EmojiActivity.self)
+        #expect(KindRegistry.builtIn.names == ["workout", "emoji"])
+        #expect(KindRegistry.builtIn.kind(forPushType: "EmojiAttributes")?.attributesType == "emoji")
         let error = try #require(parseError(#"{"type":"start","attributesType":"weather","attributes":{},"durationSeconds":5}"#))
         #expect(error.field == "attributesType")
         #expect(error.message.contains(#""workout", "emoji""#))
@@ -93,7 +93,7 @@ struct EmojiActivityTests {
 
     @Test(arguments: ["🏃", "👩🏽‍🚀", "🇫🇷", "❤️", "Go!", "sixteen chars ok"])
     func acceptedEmoji(_ emoji: String) throws {
-        let (state, timer) = try EmojiActivity.state(from: .object(["emoji": .string(emoji)]), field: "content.state")
+        let (state, timer) = try EmojiActivity().state(from: .object(["emoji": .string(emoji)]), field: "content.state")
         #expect(state == .object(["emoji": .string(emoji)]))
         #expect(timer == nil)
     }
@@ -109,7 +109,7 @@ struct EmojiActivityTests {
     ])
     func rejectedEmoji(_ value: JSONValue, code: ProtocolError.Code) {
         do {
-            _ = try EmojiActivity.state(from: value, field: "content.state")
+            _ = try EmojiActivity().state(from: value, field: "content.state")
             Issue.record("accepted \(value)")
         } catch {
             #expect(error.code == code)

@@ -17,6 +17,7 @@ import json
 import os
 import queue
 import re
+import select
 import socket
 import ssl
 import struct
@@ -265,6 +266,31 @@ class RawWS:
             if pred(m):
                 return m
             seen.append(m.get("type"))
+
+    def send_flood(self, messages: list[dict]) -> tuple[list[dict], Closed | None]:
+        """Sends `messages` one at a time, reading whatever the server has sent meanwhile, as a real client
+        reads while it writes; stops at the server's close frame. Returns the JSON messages read and the
+        `Closed`, if the close came.
+
+        A client that only writes would lose the close: a server that closes its socket while messages it
+        did not read are still in its receive buffer makes the kernel answer with a reset, and Linux drops
+        what the client had not read yet, close frame included (the "lingering close" problem of RFC 9112
+        §9.6). Tests must not depend on that race."""
+        received: list[dict] = []
+        for message in messages:
+            try:
+                self.send_json(message)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            while self.buf or select.select([self.sock], [], [], 0)[0]:
+                try:
+                    _, payload = self.recv_message(0.5)
+                except Closed as closed:
+                    return received, closed
+                except TimeoutError:
+                    break
+                received.append(json.loads(payload))
+        return received, None
 
     def expect_close(self, timeout: float = 5) -> Closed:
         """Reads (and drops) messages until the server closes; returns the `Closed` (code None = no close

@@ -134,6 +134,19 @@ export class EmojiKind {
     });
   }
 
+  /**
+   * Labels the kind switch from the server's kinds (`GET /kinds`), and hides the switch's kinds the server
+   * does not list.
+   * @param {object[]} kinds
+   */
+  renderKinds(kinds) {
+    for (const b of qsa("button[data-kind]", this._types)) {
+      const kind = kinds.find((k) => k?.name === b.dataset.kind);
+      b.hidden = !kind;
+      if (kind && typeof kind.label === "string") setText(b, kind.label);
+    }
+  }
+
   /** @private */
   _select(kind) {
     this.$form.dataset.kind = kind;

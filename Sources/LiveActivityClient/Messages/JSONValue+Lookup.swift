@@ -8,17 +8,7 @@ extension JSONValue {
         return nil
     }
 
-    /// The string, when this is a string.
-    public var stringValue: String? {
-        if case .string(let text) = self { return text }
-        return nil
-    }
-
-    /// The number, when this is a number.
-    var numberValue: Double? {
-        if case .number(let number) = self { return number }
-        return nil
-    }
+    // `stringValue` and `numberValue` come from LiveActivityCore (JSONValue+Access.swift).
 
     /// The elements, when this is an array.
     var arrayValue: [JSONValue]? {

@@ -13,6 +13,9 @@ public struct ActivityCenter: Sendable {
     public internal(set) var sequence: UInt64
     /// Most activities that may be live (pending, active or stale) at once.
     public var maximumLive: Int
+    /// The kinds that validate starts and updates; swapped when kinds are reloaded (activities keep their
+    /// `attributesType` and find their kind again by name).
+    public var kinds: KindRegistry
 
     /// What an accepted request produced.
     public struct Outcome: Sendable {
@@ -29,7 +32,9 @@ public struct ActivityCenter: Sendable {
     ///   - activities: activities restored from a store.
     ///   - sequence: the last sequence number handed out.
     ///   - maximumLive: cap on live activities (ActivityKit allows a handful per app).
-    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumLive: Int = 64) {
+    ///   - kinds: the kinds accepted.
+    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumLive: Int = 64, kinds: KindRegistry = .builtIn) {
+        self.kinds = kinds
         self.activities = Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
         self.sequence = sequence
         self.maximumLive = maximumLive
@@ -291,8 +296,8 @@ public struct ActivityCenter: Sendable {
         return activity
     }
 
-    func kind(of activity: Activity) throws(ProtocolError) -> any ActivityKind.Type {
-        try ActivityKinds.kind(named: activity.attributesType, field: "attributesType")
+    func kind(of activity: Activity) throws(ProtocolError) -> any ActivityKind {
+        try kinds.kind(named: activity.attributesType, field: "attributesType")
     }
 
     private func unknown(_ id: String) -> ProtocolError {

@@ -192,6 +192,16 @@ public struct ChangePipeline {
         speculative = center
     }
 
+    /// The kinds both centers validate with.
+    public var kinds: KindRegistry { committed.kinds }
+
+    /// Swaps the kinds of both centers (a reload of the kind folders); activities keep their state and find
+    /// their kind again by `attributesType`, so changes already waiting are unaffected.
+    public mutating func replaceKinds(_ kinds: KindRegistry) {
+        committed.kinds = kinds
+        speculative.kinds = kinds
+    }
+
     /// Whether nothing is waiting (no change, no barrier).
     public var isIdle: Bool { head == entries.count }
 
@@ -346,7 +356,8 @@ public struct ChangePipeline {
             effects.steps.append(.replicated(applied))
             return true
         case .reload(let activities, let sequence):
-            committed = ActivityCenter(activities: activities, sequence: sequence, maximumLive: committed.maximumLive)
+            committed = ActivityCenter(activities: activities, sequence: sequence, maximumLive: committed.maximumLive,
+                                       kinds: committed.kinds)
             effects.steps.append(.publish(committed))
             effects.steps.append(.reloaded)
             return true

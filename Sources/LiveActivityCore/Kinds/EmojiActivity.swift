@@ -14,11 +14,19 @@ import Foundation
 /// timer for this kind (no ticks, pause or extend); pages show the period from the attributes, and a client
 /// that wants the activity to go stale at the end gives `content.staleDate`.
 /// The server fetches `image` once and publishes the fitted thumbnail as the activity's `thumbnail`.
-public enum EmojiActivity: ActivityKind {
-    /// `"emoji"` (``ActivityKind/attributesType``).
-    public static let attributesType = "emoji"
-    /// The Swift names an APNs `attributes-type` may use for this kind (``ActivityKind/swiftTypeNames``).
-    public static let swiftTypeNames = ["EmojiAttributes", "EmojiActivityAttributes", "EmojiWidgetAttributes"]
+public struct EmojiActivity: ActivityKind {
+    /// What `Kinds/emoji/kind.json` holds, for a registry made without the folder (``KindRegistry/builtIn``).
+    public static let defaultMetadata = KindMetadata(
+        name: "emoji", label: "Emoji", swiftNames: ["EmojiAttributes", "EmojiActivityAttributes", "EmojiWidgetAttributes"],
+        title: "{{name}}", image: "image", fallbackIcon: "photo")
+
+    /// The kind's folder metadata (``ActivityKind/metadata``).
+    public let metadata: KindMetadata
+
+    /// Creates the kind with its folder's metadata (`Kinds/emoji/kind.json`).
+    public init(metadata: KindMetadata = Self.defaultMetadata) {
+        self.metadata = metadata
+    }
 
     /// Longest `name`, in characters (grapheme clusters).
     public static let maximumNameLength = 64
@@ -31,14 +39,14 @@ public enum EmojiActivity: ActivityKind {
 
     /// Validates and normalises the attributes (``ActivityKind/attributes(from:field:)``).
     /// - Throws: ``ProtocolError`` naming the bad field.
-    public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
+    public func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         let reader = try FieldReader(value, path: field)
         let start = try date(reader, "startTime")
         let end = try date(reader, "endTime")
         guard end >= start else {
             throw .invalid(reader.path("endTime"), "must not be before \(reader.path("startTime")) (\(ISODate.format(start)))")
         }
-        guard let name = try reader.string("name", maxLength: maximumNameLength) else { throw .missing(reader.path("name")) }
+        guard let name = try reader.string("name", maxLength: Self.maximumNameLength) else { throw .missing(reader.path("name")) }
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw .invalid(reader.path("name"), "must not be empty")
         }
@@ -50,8 +58,8 @@ public enum EmojiActivity: ActivityKind {
             "endTime": .string(ISODate.format(end)),
             "name": .string(name),
         ]
-        if let image = try reader.string("image", maxLength: maximumImageURLLength) {
-            try checkImageURL(image, field: reader.path("image"))
+        if let image = try reader.string("image", maxLength: Self.maximumImageURLLength) {
+            try Self.checkImageURL(image, field: reader.path("image"))
             attributes["image"] = .string(image)
         }
         return .object(attributes)
@@ -59,13 +67,13 @@ public enum EmojiActivity: ActivityKind {
 
     /// Validates and normalises a content state (``ActivityKind/state(from:field:)``).
     /// - Throws: ``ProtocolError`` naming the bad field.
-    public static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+    public func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("emoji")
-        guard let emoji = try reader.string("emoji", maxLength: maximumEmojiLength) else { throw .missing(key) }
+        guard let emoji = try reader.string("emoji", maxLength: Self.maximumEmojiLength) else { throw .missing(key) }
         guard !emoji.isEmpty else { throw .invalid(key, "must not be empty") }
-        guard emoji.unicodeScalars.count <= maximumEmojiScalars else {
-            throw .invalid(key, "has \(emoji.unicodeScalars.count) Unicode scalars; at most \(maximumEmojiScalars) are accepted")
+        guard emoji.unicodeScalars.count <= Self.maximumEmojiScalars else {
+            throw .invalid(key, "has \(emoji.unicodeScalars.count) Unicode scalars; at most \(Self.maximumEmojiScalars) are accepted")
         }
         guard !emoji.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalid(key, "must not contain control characters")
@@ -74,22 +82,22 @@ public enum EmojiActivity: ActivityKind {
     }
 
     /// The Codable form of `{"emoji": String}` is the same JSON, so this is ``state(from:field:)``.
-    public static func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+    public func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         try state(from: value, field: field)
     }
 
     /// `nil`: this kind has no countdown in its state, so the `durationSeconds` shortcut is refused.
-    public static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
+    public func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
         nil
     }
 
     /// Never called (no countdown); returns `state` unchanged.
-    public static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
+    public func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
         state
     }
 
     /// `startTime` and `endTime` (``ActivityKind/dates(inAttributes:field:)``).
-    public static func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] {
+    public func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] {
         guard case .object(let object) = attributes else { return [] }
         return ["startTime", "endTime"].compactMap { key in
             guard case .string(let text)? = object[key], let date = ISODate.parse(text) else { return nil }
@@ -113,7 +121,7 @@ public enum EmojiActivity: ActivityKind {
     }
 
     /// A date attribute: an ISO-8601 string, or (as APNs payloads carry it) seconds since 2001-01-01.
-    private static func date(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> Date {
+    private func date(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> Date {
         guard let value = reader.value(key) else { throw .missing(reader.path(key)) }
         if case .number = value { return try CodableDate.decode(value, field: reader.path(key)) }
         guard let date = try reader.date(key) else { throw .missing(reader.path(key)) }

@@ -6,7 +6,7 @@ import Foundation
 ///   0 / 1 / 2 are accepted on input and written as strings.
 /// - ContentState: `{"workoutTimer": {"start": ISO-8601, "end": ISO-8601}, "pausedAt": ISO-8601?}`, a
 ///   countdown range, frozen at `pausedAt` while paused.
-public enum WorkoutActivity: ActivityKind {
+public struct WorkoutActivity: ActivityKind {
     /// The kinds of workout, in the seed app's raw-value order.
     public enum Workout: String, Sendable, CaseIterable {
         case jogging, aerobics, yoga
@@ -15,16 +15,26 @@ public enum WorkoutActivity: ActivityKind {
         public var index: Int { Self.allCases.firstIndex(of: self)! }
     }
 
-    /// `"workout"` (``ActivityKind/attributesType``).
-    public static let attributesType = "workout"
-    /// The Swift names an APNs `attributes-type` may use for this kind (``ActivityKind/swiftTypeNames``).
-    public static let swiftTypeNames = ["WorkoutWidgetAttributes", "WorkoutAttributes"]
-    /// `"workoutTimer"` (``ActivityKind/timerKey``).
-    public static let timerKey = "workoutTimer"
+    /// What `Kinds/workout/kind.json` holds, for a registry made without the folder (``KindRegistry/builtIn``).
+    public static let defaultMetadata = KindMetadata(
+        name: "workout", label: "Workout", swiftNames: ["WorkoutWidgetAttributes", "WorkoutAttributes"], countdown: "workoutTimer",
+        durationShortcut: true, title: "{{workout.label}}", fallbackIcon: "workout",
+        enums: ["workout": Workout.allCases.map { workout in
+            KindMetadata.EnumValue(value: workout.rawValue, rawValue: .number(Double(workout.index)),
+                                   label: workout.rawValue.prefix(1).uppercased() + workout.rawValue.dropFirst(), icon: workout.rawValue)
+        }])
+
+    /// The kind's folder metadata (``ActivityKind/metadata``).
+    public let metadata: KindMetadata
+
+    /// Creates the kind with its folder's metadata (`Kinds/workout/kind.json`).
+    public init(metadata: KindMetadata = Self.defaultMetadata) {
+        self.metadata = metadata
+    }
 
     /// Validates a `content-state` in Swift `Codable` form: `workoutTimer` as `[lower, upper]` seconds since 2001 (``ActivityKind/state(fromCodable:field:)``).
     /// - Throws: ``ProtocolError`` naming the key path that does not decode.
-    public static func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+    public func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("workoutTimer")
         guard case .array(let bounds)? = reader.value("workoutTimer") else {
@@ -44,7 +54,7 @@ public enum WorkoutActivity: ActivityKind {
 
     /// Validates and normalises the attributes (``ActivityKind/attributes(from:field:)``).
     /// - Throws: ``ProtocolError`` naming the bad field.
-    public static func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
+    public func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         let reader = try FieldReader(value, path: field)
         let key = reader.path("workout")
         let names = Workout.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
@@ -69,7 +79,7 @@ public enum WorkoutActivity: ActivityKind {
 
     /// Validates and normalises a content state (``ActivityKind/state(from:field:)``).
     /// - Throws: ``ProtocolError`` naming the bad field.
-    public static func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
+    public func state(from value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         let reader = try FieldReader(value, path: field)
         guard let range = try reader.object("workoutTimer") else { throw .missing(reader.path("workoutTimer")) }
         guard let start = try range.date("start") else { throw .missing(range.path("start")) }
@@ -82,17 +92,18 @@ public enum WorkoutActivity: ActivityKind {
     }
 
     /// The state with its countdown replaced by `timer` (``ActivityKind/state(_:with:)``).
-    public static func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
+    public func state(_ state: JSONValue, with timer: TimerRange) -> JSONValue {
         encode(timer)
     }
 
     /// The state for a countdown of `seconds` from `now` (``ActivityKind/state(counting:from:)``).
-    public static func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
+    public func state(counting seconds: TimeInterval, from now: Date) -> (state: JSONValue, timer: TimerRange)? {
+        guard metadata.durationShortcut else { return nil }
         let timer = TimerRange(start: now, end: now.addingTimeInterval(seconds))
         return (encode(timer), timer)
     }
 
-    private static func encode(_ timer: TimerRange) -> JSONValue {
+    private func encode(_ timer: TimerRange) -> JSONValue {
         var state: [String: JSONValue] = ["workoutTimer": .object([
             "start": .string(ISODate.format(timer.start)),
             "end": .string(ISODate.format(timer.end)),

@@ -60,8 +60,10 @@ public struct ClientMessage: Sendable {
     ///
     /// Never throws: a bad message yields `command = .failure(error)`, keeping the `requestId` when it
     /// could be read, so the error can be matched to its request.
-    /// - Parameter bytes: the UTF-8 payload of one complete WebSocket text message.
-    public static func parse(_ bytes: some Collection<UInt8>) -> ClientMessage {
+    /// - Parameters:
+    ///   - bytes: the UTF-8 payload of one complete WebSocket text message.
+    ///   - kinds: the kinds a `start` may name (its `attributesType`).
+    public static func parse(_ bytes: some Collection<UInt8>, kinds: KindRegistry = .builtIn) -> ClientMessage {
         let value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch { return ClientMessage(requestId: nil, command: .failure(error)) }
         var requestId: JSONValue?
@@ -74,17 +76,17 @@ public struct ClientMessage: Sendable {
             }
         }
         do {
-            return ClientMessage(requestId: requestId, command: .success(try command(from: value)), raw: value)
+            return ClientMessage(requestId: requestId, command: .success(try command(from: value, kinds: kinds)), raw: value)
         } catch {
             return ClientMessage(requestId: requestId, command: .failure(error), raw: value)
         }
     }
 
-    private static func command(from value: JSONValue) throws(ProtocolError) -> Command {
+    private static func command(from value: JSONValue, kinds: KindRegistry) throws(ProtocolError) -> Command {
         let message = try FieldReader(value, path: "")
         guard let type = try message.string("type", maxLength: 64) else { throw .missing("type") }
         switch type {
-        case "start": return .start(try StartCommand(message))
+        case "start": return .start(try StartCommand(message, kinds: kinds))
         case "update": return .update(try UpdateCommand(message))
         case "end", "stop": return .end(try EndCommand(message))
         case "pause": return .pause(activityId: try activityID(message))
@@ -219,7 +221,7 @@ public enum ContentInput: Sendable {
     /// - Parameter now: the current time (UTC), the start of a `duration` countdown, and the centre of the
     ///   ``DateWindow`` that a whole `content`'s dates (countdown, pause, stale date) must lie in.
     /// - Throws: ``ProtocolError`` naming the bad field (`invalid_field` for a date outside the window).
-    public func resolve(for kind: any ActivityKind.Type, now: Date) throws(ProtocolError) -> (ActivityContent, TimerRange?) {
+    public func resolve(for kind: any ActivityKind, now: Date) throws(ProtocolError) -> (ActivityContent, TimerRange?) {
         switch self {
         case .resolved(let content, let timer):
             return (content, timer)
@@ -260,7 +262,7 @@ public enum ContentLimits {
 /// `start`: request a new activity.
 public struct StartCommand: Sendable {
     /// The kind named by `attributesType` (default `workout`).
-    public var kind: any ActivityKind.Type
+    public var kind: any ActivityKind
     /// The normalised attributes.
     public var attributes: JSONValue
     /// The initial content.
@@ -271,7 +273,7 @@ public struct StartCommand: Sendable {
     public var channelId: String?
 
     /// Creates a command from validated parts.
-    public init(kind: any ActivityKind.Type, attributes: JSONValue, content: ContentInput, startDate: Date? = nil,
+    public init(kind: any ActivityKind, attributes: JSONValue, content: ContentInput, startDate: Date? = nil,
                 channelId: String? = nil) {
         self.kind = kind
         self.attributes = attributes
@@ -280,9 +282,9 @@ public struct StartCommand: Sendable {
         self.channelId = channelId
     }
 
-    init(_ message: FieldReader) throws(ProtocolError) {
-        let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.attributesType
-        kind = try ActivityKinds.kind(named: typeName, field: "attributesType")
+    init(_ message: FieldReader, kinds: KindRegistry) throws(ProtocolError) {
+        let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.defaultMetadata.name
+        kind = try kinds.kind(named: typeName, field: "attributesType")
         attributes = try kind.attributes(from: try message.required("attributes"), field: "attributes")
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }
         self.content = content

@@ -165,7 +165,7 @@ extension ActivityCenter {
     }
 
     /// Whether the push's `attributes` and `content-state` are swapped: one decodes as the other for `kind`.
-    private func swapped(_ push: APNsPush, kind: any ActivityKind.Type) -> String? {
+    private func swapped(_ push: APNsPush, kind: any ActivityKind) -> String? {
         if let state = push.contentState, (try? kind.attributes(from: state, field: "aps.content-state")) != nil {
             return "aps.content-state decodes as \(kind.attributesType) attributes, not as its ContentState: "
                 + "attributes and content-state look swapped (content-state carries the dynamic part)"
@@ -190,8 +190,8 @@ extension ActivityCenter {
         guard let typeName = push.attributesType else {
             return dropped(.unknownAttributesType, "aps.attributes-type is missing; iOS cannot tell which activity to start")
         }
-        guard let kind = ActivityKinds.kind(forPushType: typeName) else {
-            let known = ActivityKinds.all.flatMap { [$0.attributesType] + $0.swiftTypeNames }.joined(separator: ", ")
+        guard let kind = kinds.kind(forPushType: typeName) else {
+            let known = kinds.all.flatMap { [$0.attributesType] + $0.swiftTypeNames }.joined(separator: ", ")
             return dropped(.unknownAttributesType, "aps.attributes-type \"\(typeName.prefix(60))\" names no ActivityAttributes type here; known: \(known)")
         }
         guard push.alert != nil else { return dropped(.missingAlert, "aps.alert is missing: iOS drops start pushes without an alert") }
@@ -274,7 +274,7 @@ extension ActivityCenter {
 
     /// The push's content (state, stale date, relevance) for `kind`; `nil` when it carries no state and
     /// none is required.
-    private func content(_ push: APNsPush, kind: any ActivityKind.Type, required: Bool) throws(ProtocolError) -> ContentInput? {
+    private func content(_ push: APNsPush, kind: any ActivityKind, required: Bool) throws(ProtocolError) -> ContentInput? {
         guard let state = push.contentState else {
             if required { throw ProtocolError.missing("aps.content-state") }
             return nil

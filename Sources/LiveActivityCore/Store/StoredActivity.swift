@@ -12,14 +12,24 @@ public enum StoredActivity {
     }
 
     /// Decodes what ``encode(_:)`` wrote; the countdown is read again from the state by its kind.
+    ///
+    /// Kinds change (a folder removed, a declaration changed): an activity whose kind is no longer known, or
+    /// whose state its kind no longer reads, is kept as stored, with no countdown, rather than refused, so
+    /// that loading a store never fails on it and nothing is deleted. Updates to it are then refused with
+    /// the kind's own error (``ActivityCenter``), naming the field.
+    /// - Parameter kinds: the kinds that read the countdown from the state.
     /// - Throws: ``ProtocolError`` naming the field when the stored text is not a valid activity.
-    public static func decode(_ text: String) throws(ProtocolError) -> Activity {
+    public static func decode(_ text: String, kinds: KindRegistry = .builtIn) throws(ProtocolError) -> Activity {
         let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "activity")
         guard let id = try reader.string("id", maxLength: 256) else { throw .missing("activity.id") }
         guard let typeName = try reader.string("attributesType") else { throw .missing("activity.attributesType") }
-        let kind = try ActivityKinds.kind(named: typeName, field: "activity.attributesType")
         guard let content = try reader.object("content") else { throw .missing("activity.content") }
-        let (state, timer) = try kind.state(from: try content.required("state"), field: content.path("state"))
+        let stored = try content.required("state")
+        var (state, timer): (JSONValue, TimerRange?) = (stored, nil)
+        if let kind = try? kinds.kind(named: typeName, field: "activity.attributesType"),
+           let read = try? kind.state(from: stored, field: content.path("state")) {
+            (state, timer) = read
+        }
         guard let stateName = try reader.string("activityState"), let activityState = ActivityState(rawValue: stateName) else {
             throw .invalid("activity.activityState", "not an activity state")
         }
@@ -54,8 +64,9 @@ public enum StoredActivity {
     }
 
     /// Decodes what ``encode(_:)-(ActivityEvent)`` wrote.
+    /// - Parameter kinds: the kinds that read the countdown from the state.
     /// - Throws: ``ProtocolError`` when the stored text is not a valid event.
-    public static func decodeEvent(_ text: String) throws(ProtocolError) -> ActivityEvent {
+    public static func decodeEvent(_ text: String, kinds: KindRegistry = .builtIn) throws(ProtocolError) -> ActivityEvent {
         let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "event")
         guard let name = try reader.string("event"), let kind = ActivityEvent.Kind(rawValue: name) else {
             throw .invalid("event.event", "not an event kind")
@@ -68,7 +79,7 @@ public enum StoredActivity {
             alert = AlertConfiguration(title: title, body: body, sound: try object.string("sound"))
         }
         guard sequence >= 0, sequence < 9.0e15, sequence.rounded() == sequence else { throw .invalid("event.sequence", "not a sequence number") }
-        return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText), alert: alert)
+        return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText, kinds: kinds), alert: alert)
     }
 
     private static func wireObject(_ activity: Activity) -> [String: JSONValue] {

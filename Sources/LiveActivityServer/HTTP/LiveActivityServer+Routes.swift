@@ -26,7 +26,11 @@ extension LiveActivityServer {
             logger: logger))
         PushEndpoint().register(on: &router, context: pushEndpointContext)
         ChannelEndpoint().register(on: &router, context: channelEndpointContext)
-        let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory))
+        KindsRoute(catalog: { [unowned self] in kindCatalog }).register(on: &router)
+        let thumbnailCache = thumbnails?.cache
+        let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory),
+                                    kinds: { [unowned self] in kindCatalog.registry },
+                                    thumbnailPNG: { name in thumbnailCache?.read(fileName: name) })
         let renderingsContext = Renderings.Context(
             now: { [unowned self] in clock() },
             access: configuration.access,

@@ -39,6 +39,8 @@ final class Session {
     var closing: Closing? {
         didSet { isClosing = closing != nil }
     }
+    /// Whether its close frame is written: nothing more is, and the connection waits for the client's.
+    var closeFrameSent = false
     /// Its unwritten bytes when it was closed (for the log line of a client closed as too slow).
     var lagAtClose = 0
     /// Whether the hub no longer counts it among the watchers (closing or gone).

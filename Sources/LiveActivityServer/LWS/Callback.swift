@@ -32,6 +32,8 @@ private func serve(_ server: LiveActivityServer, _ wsi: OpaquePointer, _ reason:
         return server.webSocketReceived(wsi, sessionData: user, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return server.webSocketWritable(wsi, sessionData: user)
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        return server.webSocketPeerClosed(sessionData: user)
     case LWS_CALLBACK_CLOSED:
         server.webSocketClosed(sessionData: user)
         return 0

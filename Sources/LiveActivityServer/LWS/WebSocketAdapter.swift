@@ -80,6 +80,8 @@ extension LiveActivityServer {
         // No session (not established yet, or already closed): nothing to write, as before this adapter.
         guard let session = session(in: sessionData) else { return 0 }
         return session._withUnsafeGuaranteedRef { session in
+            // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
+            if session.closeFrameSent { return 0 }
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
                 session.lastWritten = frame
@@ -101,9 +103,14 @@ extension LiveActivityServer {
                 if more { lws_callback_on_writable(wsi) }
                 return 0
             case .close(let code, let reason):
-                var bytes = Array(reason.utf8.prefix(123))
-                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
-                return -1
+                let reasonBytes = Array(reason.utf8.prefix(123))
+                if shuttingDown {
+                    // Stopping: lws writes the close frame and drops the connection at once.
+                    var bytes = reasonBytes
+                    lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
+                    return -1
+                }
+                return writeCloseFrame(wsi, code: code, reason: reasonBytes, session: session)
             case .idle:
                 return 0
             }
@@ -130,6 +137,35 @@ extension LiveActivityServer {
             metrics.storedMessagesSent += 1
         }
         return wire.count
+    }
+
+    /// Writes the close frame (RFC 6455 §5.5.1: status code, then the reason in UTF-8) and keeps the
+    /// connection until the client answers with its own close frame (then ``webSocketPeerClosed(sessionData:)``
+    /// drops it) or for 5 seconds, reading and dropping what the client still sends. lws's own close
+    /// (`lws_close_reason`, then -1) closes the socket right after the frame: a client still writing (a
+    /// flooding one) then got a reset, and Linux drops what a client has not read yet when a reset
+    /// arrives, close frame included, so the client saw no close code at all.
+    /// - Returns: 0, or -1 if the frame could not be written (the connection is then dropped).
+    private func writeCloseFrame(_ wsi: OpaquePointer, code: CloseCode, reason: [UInt8], session: Session) -> Int32 {
+        // A whole frame, written raw: lws 4.1 has no public write type for a close frame that leaves the
+        // connection open. FIN and opcode 8, unmasked, a length under 126 (2 + at most 123 bytes).
+        var buffer = [UInt8](repeating: 0, count: LWSConstants.headroom)
+        buffer += [0x88, UInt8(2 + reason.count), UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xff)] + reason
+        session.closeFrameSent = true
+        let length = buffer.count - LWSConstants.headroom
+        let written = buffer.withUnsafeMutableBufferPointer { frame in
+            lws_write(wsi, frame.baseAddress! + LWSConstants.headroom, length, LWSConstants.writeRaw)
+        }
+        if written < length { return -1 }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 5)
+        return 0
+    }
+
+    /// WS_PEER_INITIATED_CLOSE: the client's close frame. After ours it is the answer, and the connection
+    /// ends now (-1: lws then closes without a frame of its own). Otherwise lws answers it (0).
+    func webSocketPeerClosed(sessionData: UnsafeMutableRawPointer?) -> Int32 {
+        guard let session = session(in: sessionData) else { return 0 }
+        return session.takeUnretainedValue().closeFrameSent ? -1 : 0
     }
 
     /// CLOSED: forgets the session and releases the per-session data's reference.

@@ -39,22 +39,37 @@ struct Renderings {
         var newNonce: () -> String
     }
 
-    /// Draws the documents, with the assets read at start.
-    let renderer: ActivityRenderer
+    /// The assets read at start.
+    let assets: RenderAssets
+    /// The current kinds (swapped on reload).
+    let kinds: () -> KindRegistry
+    /// A published thumbnail's PNG by file name, from the thumbnail cache.
+    let thumbnailPNG: @Sendable (String) -> [UInt8]?
 
-    /// Renderings drawn with `assets`.
-    init(assets: RenderAssets) {
-        renderer = ActivityRenderer(assets: assets)
+    /// Draws the documents with the assets read at start and the current kinds.
+    var renderer: ActivityRenderer {
+        ActivityRenderer(assets: assets, kinds: kinds(), thumbnailPNG: thumbnailPNG)
+    }
+
+    /// Renderings drawn with `assets`, reading kinds' titles and labels from `kinds`.
+    init(assets: RenderAssets, kinds: @escaping () -> KindRegistry = { .builtIn },
+         thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil }) {
+        self.assets = assets
+        self.kinds = kinds
+        self.thumbnailPNG = thumbnailPNG
     }
 
     /// The stylesheet and icons from the public folder, so that page and renderings share one source; read
     /// once, when the server starts. A missing file gives unstyled renderings rather than an error.
     /// - Parameter publicDirectory: the folder served at `/`.
     static func loadAssets(from publicDirectory: URL) -> RenderAssets {
-        let css = (try? String(contentsOf: publicDirectory.appendingPathComponent("css/presentations.css"), encoding: .utf8)) ?? ""
+        let css = ["css/presentations.css", "css/emoji.css"].map { file in
+            (try? String(contentsOf: publicDirectory.appendingPathComponent(file), encoding: .utf8)) ?? ""
+        }.joined(separator: "\n")
         var icons: [String: String] = [:]
-        for name in ["jogging", "aerobics", "yoga", "workout", "timer"] {
-            icons[name] = try? String(contentsOf: publicDirectory.appendingPathComponent("icons/\(name).svg"), encoding: .utf8)
+        let iconFolder = publicDirectory.appendingPathComponent("icons")
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: iconFolder.path)) ?? [] where file.hasSuffix(".svg") {
+            icons[String(file.dropLast(4))] = try? String(contentsOf: iconFolder.appendingPathComponent(file), encoding: .utf8)
         }
         return RenderAssets(stylesheet: css, icons: icons)
     }

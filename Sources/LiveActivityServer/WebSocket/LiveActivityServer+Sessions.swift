@@ -133,7 +133,7 @@ extension LiveActivityServer {
                  message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
             return
         }
-        handle(ClientMessage.parse(message), from: session)
+        handle(ClientMessage.parse(message, kinds: kindCatalog.registry), from: session)
     }
 
     /// Applies the per-connection rate limit. Each refused message gets its own `rate_limited` error, with

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Dates and date ranges: the only values whose JSON differs between the two forms.
+extension DeclarationConverter {
+    /// Reads a date in the source form: a number of seconds since 2001-01-01 (Codable, `deferredToDate`)
+    /// or an ISO-8601 string (protocol).
+    func date(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+        switch source {
+        case .codable:
+            guard case .number(let seconds) = value, seconds.isFinite else {
+                throw mismatch("Double", expected: "a number of seconds since 2001-01-01", value, path)
+            }
+            guard abs(seconds) <= CodableDate.maximumMagnitude else {
+                let hint = seconds > 1e11 ? " (milliseconds? Date wants seconds)" : ""
+                throw corrupted("date \(DecodingFailure.show(value)) is out of range",
+                                debug: "\(DecodingFailure.show(value)) seconds since 2001-01-01 is more than 1,000 years away.",
+                                protocolReason: "", path,
+                                codableNote: "\(DecodingFailure.show(value)) seconds since 2001-01-01 is more than 1,000 years away\(hint)")
+            }
+            return try supported(Date(timeIntervalSinceReferenceDate: seconds), value, path)
+        case .protocolForm:
+            let expected = "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(DecodingFailure.show(value))"
+            guard case .string(let text) = value else {
+                var failure = mismatch("String", expected: "", value, path)
+                failure.reason = expected
+                throw failure
+            }
+            switch ISODate.read(text) {
+            case .success(let date): return try supported(date, value, path)
+            case .failure(.notISO8601):
+                throw corrupted("invalid ISO-8601 date \(DecodingFailure.show(value))", debug: "Expected date string to be ISO8601-formatted.",
+                                protocolReason: expected, path)
+            case .failure(.impossible(let reason)):
+                throw corrupted("invalid ISO-8601 date \(DecodingFailure.show(value))", debug: "Expected date string to be ISO8601-formatted.",
+                                protocolReason: "\(DecodingFailure.show(value)) is not a real date and time: \(reason)", path)
+            }
+        }
+    }
+
+    /// Earliest date accepted in either form, 1600-01-01T00:00:00Z: ISO-8601 text before the Gregorian reform
+    /// (1582) is not written back as it was read (``ISODate/format(_:)`` switches to the Julian calendar there).
+    static let earliestDate = Date(timeIntervalSince1970: -11_676_096_000)
+    /// Latest date accepted in either form: ``CodableDate/maximumMagnitude`` after 2001-01-01 (early 3015), so
+    /// that whatever one form accepts converts to the other.
+    static let latestDate = Date(timeIntervalSinceReferenceDate: CodableDate.maximumMagnitude)
+
+    private func supported(_ date: Date, _ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+        guard date < Self.earliestDate || date > Self.latestDate else { return date }
+        let text = "date \(DecodingFailure.show(value)) is outside the dates this server accepts (1600-01-01T00:00:00.000Z to "
+            + "\(ISODate.format(Self.latestDate)))"
+        throw corrupted("date \(DecodingFailure.show(value)) is out of range", debug: text + ".", protocolReason: text, path, codableNote: text)
+    }
+
+    /// Writes a date in the target form.
+    func write(_ date: Date) -> JSONValue {
+        switch target {
+        case .codable: .number(date.timeIntervalSinceReferenceDate)
+        case .protocolForm: .string(ISODate.format(date))
+        }
+    }
+
+    /// Reads a `ClosedRange<Date>` or `Range<Date>` (`[lower, upper]`, or `{"start", "end"}`) and writes it in
+    /// the target form. Like Swift's `init(from:)` of both, a lower bound after the upper one is `dataCorrupted`
+    /// and elements after the second are ignored.
+    mutating func range(_ value: JSONValue, closed: Bool, _ path: Path) throws(DecodingFailure) -> JSONValue {
+        let name = closed ? "ClosedRange" : "Range"
+        let lower: Date
+        let upper: Date
+        var upperPath: Path
+        switch source {
+        case .codable:
+            guard case .array(let items) = value else { throw mismatch("Array<Any>", expected: "", value, path) }
+            for index in items.count..<max(items.count, 2) {
+                throw DecodingFailure(kind: .valueNotFound, codingPath: path + [.index(index)], type: "Date",
+                                      debugDescription: "Unkeyed container is at end.",
+                                      reason: "valueNotFound Date: \(name)<Date> decodes from [lower, upper], got \(items.count) "
+                                          + "element\(items.count == 1 ? "" : "s")")
+            }
+            lower = try bound(items[0], path + [.index(0)])
+            upperPath = path + [.index(1)]
+            upper = try bound(items[1], upperPath)
+            if items.count > 2 { warn(path, "\(items.count - 2) element(s) after the upper bound; the app ignores them") }
+            upperPath = path
+        case .protocolForm:
+            guard case .object(let object) = value else {
+                throw mismatch("Dictionary<String, Any>", expected: "an object {\"start\": ISO-8601, \"end\": ISO-8601}", value, path)
+            }
+            for key in ["start", "end"] where object[key] == nil || object[key] == .null {
+                throw DecodingFailure(kind: .keyNotFound, codingPath: path, key: key,
+                                      debugDescription: "No value associated with key \"\(key)\".", reason: "required field is missing")
+            }
+            lower = try date(object["start"]!, path + [.key("start")])
+            upperPath = path + [.key("end")]
+            upper = try date(object["end"]!, upperPath)
+            for key in object.keys.sorted() where key != "start" && key != "end" {
+                warn(path, "key \"\(key.prefix(64))\" is not in \(name)<Date> ({\"start\", \"end\"}); it is dropped")
+            }
+        }
+        guard lower <= upper else {
+            let start = fullPath(path + [.key("start")])
+            throw corrupted("\(name) lower bound is greater than upper bound",
+                            debug: "Cannot initialize \(name)<Date> with a lowerBound (\(ISODate.format(lower))) greater than "
+                                + "upperBound (\(ISODate.format(upper)))",
+                            protocolReason: "must not be before \(start) (\(ISODate.format(lower)))", upperPath,
+                            codableNote: "\(ISODate.format(lower)) is after \(ISODate.format(upper))")
+        }
+        switch target {
+        case .codable:
+            return .array([write(lower), write(upper)])
+        case .protocolForm:
+            return .object(["start": write(lower), "end": write(upper)])
+        }
+    }
+
+    private func bound(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+        if value == .null { throw valueNotFound(.date, path) }
+        return try date(value, path)
+    }
+}

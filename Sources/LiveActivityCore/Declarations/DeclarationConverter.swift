@@ -1,0 +1,188 @@
+import Foundation
+
+/// Reads a value in one ``ContentForm`` against a declaration and writes it in another, failing exactly where
+/// the app's synthesized `init(from:)` under `JSONDecoder`'s default strategies would.
+///
+/// One walk serves the three conversions (Codable → protocol, protocol → protocol, protocol → Codable): only
+/// dates and date ranges differ between the forms; everything else is checked the same way and copied.
+struct DeclarationConverter {
+    let declaration: ActivityDeclaration
+    let source: ContentForm
+    let target: ContentForm
+    /// The caller's field (`content-state`), prefixed to warnings.
+    let field: String
+    private(set) var warnings: [DeclarationWarning] = []
+
+    /// Most warnings kept for one value.
+    static let maximumWarnings = 32
+
+    init(declaration: ActivityDeclaration, from source: ContentForm, to target: ContentForm, field: String) {
+        self.declaration = declaration
+        self.source = source
+        self.target = target
+        self.field = field
+    }
+
+    typealias Path = [DecodingFailure.PathComponent]
+
+    mutating func warn(_ path: Path, _ message: String) {
+        guard warnings.count < Self.maximumWarnings else { return }
+        warnings.append(DeclarationWarning(field: fullPath(path), message: message))
+    }
+
+    /// `path` under the caller's field: `content-state.interval[1]`.
+    func fullPath(_ path: Path) -> String {
+        let relative = DecodingFailure.path(path)
+        if relative.isEmpty { return field }
+        return field.isEmpty || relative.hasPrefix("[") ? field + relative : "\(field).\(relative)"
+    }
+
+    // MARK: - Structs
+
+    mutating func convert(_ value: JSONValue, as structure: DeclaredStruct, path: Path) throws(DecodingFailure) -> JSONValue {
+        guard case .object(let object) = value else {
+            throw mismatch("Dictionary<String, Any>", expected: "an object", value, path)
+        }
+        var result: [String: JSONValue] = [:]
+        for field in structure.fields {
+            let fieldPath = path + [.key(field.key)]
+            guard let item = object[field.key], item != .null else {
+                if field.type.isOptional { continue }
+                if object[field.key] == nil {
+                    throw DecodingFailure(kind: .keyNotFound, codingPath: path, key: field.key,
+                                          debugDescription: "No value associated with key \"\(field.key)\".",
+                                          reason: source == .codable ? "keyNotFound: no value associated with key \"\(field.key)\" "
+                                              + "(\(field.type.swiftName) is not optional)" : "required field is missing")
+                }
+                throw valueNotFound(field.type, fieldPath)
+            }
+            result[field.key] = try convert(item, as: field.type.unwrapped, path: fieldPath)
+        }
+        for key in object.keys.sorted() where structure.field(forKey: key) == nil {
+            if let renamed = structure.fields.first(where: { $0.name == key }) {
+                warn(path, "key \"\(key)\" is not in \(structure.swiftName): CodingKeys decode \(renamed.name) from \"\(renamed.key)\"; "
+                           + "the app ignores it")
+            } else if structure.ignored.contains(key) {
+                warn(path, "key \"\(key)\" is not decoded by \(structure.swiftName) (a let with an initial value, or left out of "
+                           + "CodingKeys); the app ignores it")
+            } else {
+                warn(path, "key \"\(key.prefix(64))\" is not in \(structure.swiftName); the app ignores it")
+            }
+        }
+        return .object(result)
+    }
+
+    // MARK: - Values
+
+    mutating func convert(_ value: JSONValue, as type: DeclaredType, path: Path) throws(DecodingFailure) -> JSONValue {
+        if value == .null {
+            if type.isOptional { return .null }
+            throw valueNotFound(type, path)
+        }
+        switch type {
+        case .optional(let wrapped):
+            return try convert(value, as: wrapped, path: path)
+        case .string:
+            guard case .string = value else { throw mismatch("String", expected: "a string", value, path) }
+            return value
+        case .integer:
+            return try integer(value, type, path)
+        case .double(let name):
+            guard case .number(let number) = value, number.isFinite else { throw mismatch(Self.swiftFloat(name), expected: "a number", value, path) }
+            if name == "Float" || name == "Float32", abs(number) > Double(Float.greatestFiniteMagnitude) {
+                throw corrupted("number \(DecodingFailure.show(value)) does not fit in Float",
+                                debug: "Parsed JSON number <\(DecodingFailure.show(value))> does not fit in Float.",
+                                protocolReason: "\(DecodingFailure.show(value)) is too large for a Float", path)
+            }
+            return value
+        case .bool:
+            guard case .bool = value else { throw mismatch("Bool", expected: "a boolean", value, path) }
+            return value
+        case .url:
+            guard case .string(let text) = value else { throw mismatch("String", expected: "a URL string", value, path) }
+            guard URL(string: text) != nil else {
+                throw corrupted("invalid URL string \(DecodingFailure.show(value))", debug: "Invalid URL string.",
+                                protocolReason: "expected a URL, got \(DecodingFailure.show(value))", path)
+            }
+            return value
+        case .date:
+            return write(try date(value, path))
+        case .closedDateRange, .dateRange:
+            return try range(value, closed: type == .closedDateRange, path)
+        case .array(let element):
+            guard case .array(let items) = value else { throw mismatch("Array<Any>", expected: "an array", value, path) }
+            var result: [JSONValue] = []
+            result.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                result.append(try convert(item, as: element, path: path + [.index(index)]))
+            }
+            return .array(result)
+        case .structure(let name):
+            guard let structure = declaration.structs[name] else { throw mismatch(type.swiftName, expected: "an object", value, path) }
+            return try convert(value, as: structure, path: path)
+        case .enumeration(let name):
+            return try enumeration(value, declaration.enums[name], path)
+        }
+    }
+
+    private static func swiftFloat(_ name: String) -> String { name == "TimeInterval" ? "Double" : name }
+
+    private func integer(_ value: JSONValue, _ type: DeclaredType, _ path: Path) throws(DecodingFailure) -> JSONValue {
+        let name = type.swiftName
+        guard case .number(let number) = value, number.isFinite else { throw mismatch(name, expected: "an integer", value, path) }
+        let bounds = type.integerBounds ?? (-9_223_372_036_854_775_808, 9_223_372_036_854_775_808, true)
+        let inRange = number >= bounds.lower && (bounds.upperExclusive ? number < bounds.upper : number <= bounds.upper)
+        guard number.rounded() == number, inRange else {
+            let shown = DecodingFailure.show(value)
+            let upper = bounds.upperExclusive ? "2^\(name.hasPrefix("U") ? 64 : 63) − 1" : DecodingFailure.show(.number(bounds.upper))
+            throw corrupted("number \(shown) does not fit in \(name)", debug: "Parsed JSON number <\(shown)> does not fit in \(name).",
+                            protocolReason: "expected a whole number from \(DecodingFailure.show(.number(bounds.lower))) to \(upper) "
+                                + "(\(name)), got \(shown)", path)
+        }
+        return value
+    }
+
+    private func enumeration(_ value: JSONValue, _ declared: DeclaredEnum?, _ path: Path) throws(DecodingFailure) -> JSONValue {
+        guard let declared else { throw mismatch("enum", expected: "an enum raw value", value, path) }
+        let names = declared.cases.prefix(20).map { DecodingFailure.show($0.rawValue) }.joined(separator: ", ")
+        let expected = declared.cases.isEmpty ? "no value (the enum has no cases)" : "one of \(names)"
+        let raw: JSONValue
+        if declared.rawType == .string {
+            guard case .string = value else { throw mismatch("String", expected: expected, value, path) }
+            raw = value
+        } else {
+            guard case .number = value else { throw mismatch(declared.rawType.swiftName, expected: expected, value, path) }
+            raw = try integer(value, declared.rawType, path)
+        }
+        guard declared.case(rawValue: raw) != nil else {
+            let shown = DecodingFailure.show(raw)
+            let rawText: String = if case .string(let text) = raw { String(text.prefix(40)) } else { shown }
+            throw corrupted("invalid enum raw value \(shown) for \(declared.swiftName)",
+                            debug: "Cannot initialize \(declared.swiftName) from invalid \(declared.rawType.swiftName) value \(rawText)",
+                            protocolReason: "unknown value \(shown); expected \(expected)", path, codableNote: "expected \(expected)")
+        }
+        return raw
+    }
+
+    // MARK: - Failures
+
+    func mismatch(_ swiftType: String, expected: String, _ value: JSONValue, _ path: Path) -> DecodingFailure {
+        let debug = "Expected to decode \(swiftType) but found \(DecodingFailure.found(value)) instead."
+        return DecodingFailure(kind: .typeMismatch, codingPath: path, type: swiftType, debugDescription: debug,
+                               reason: source == .codable ? "typeMismatch \(swiftType): expected to decode \(swiftType) but found "
+                                   + "\(DecodingFailure.found(value)) instead" : "expected \(expected), got \(value.typeName)")
+    }
+
+    func valueNotFound(_ type: DeclaredType, _ path: Path) -> DecodingFailure {
+        let name = type.swiftName
+        return DecodingFailure(kind: .valueNotFound, codingPath: path, type: name,
+                               debugDescription: "Expected \(name) value but found null instead.",
+                               reason: source == .codable ? "valueNotFound \(name): found null, but \(name) is not optional"
+                                   : "required field is null (it is not optional)")
+    }
+
+    func corrupted(_ detail: String, debug: String, protocolReason: String, _ path: Path, codableNote: String? = nil) -> DecodingFailure {
+        DecodingFailure(kind: .dataCorrupted, codingPath: path, detail: detail, debugDescription: debug,
+                        reason: source == .codable ? "dataCorrupted: \(detail)\(codableNote.map { " (\($0))" } ?? "")" : protocolReason)
+    }
+}

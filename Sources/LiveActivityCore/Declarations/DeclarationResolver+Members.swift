@@ -1,0 +1,149 @@
+/// Structs (stored properties, `CodingKeys`) and raw-value enums, with synthesized `Codable`'s rules.
+extension DeclarationResolver {
+    /// Deepest chain of structs inside structs accepted.
+    static let maximumNesting = 64
+
+    /// The struct as synthesized `Decodable` reads it: which properties are decoded, from which keys.
+    ///
+    /// A `let` with an initial value is never decoded; with a `CodingKeys` enum, only its cases are, from
+    /// their raw values; a property left out of `CodingKeys` needs an initial value (or to be an optional
+    /// `var`), as Swift requires.
+    mutating func structure(_ declaration: TypeDeclarationSyntax, usedAt line: Int, property: String?) throws(DeclarationError) -> DeclaredStruct {
+        let name = declaration.qualifiedName
+        if let done = structs[name] { return done }
+        // A struct reached again while it is being resolved (`var laps: [Lap]` inside `Lap`): only its name is needed now.
+        guard !resolving.contains(name) else { return DeclaredStruct(name: name, fields: [], ignored: [], line: declaration.line) }
+        guard resolving.count < Self.maximumNesting else {
+            throw fail(line, "structs nested too deeply (more than \(Self.maximumNesting) levels, from struct \"\(declaration.name)\")")
+        }
+        resolving.insert(name)
+        defer { resolving.remove(name) }
+        guard !declaration.hasCustomDecoder else {
+            throw fail(declaration.line, "struct \"\(declaration.name)\" decodes itself with init(from:); "
+                                         + "only synthesized Codable conformances can be mirrored")
+        }
+        var seen: [String: Int] = [:]
+        for stored in declaration.properties {
+            if let first = seen[stored.name] {
+                throw fail(stored.line, "duplicate property \"\(stored.name)\" in \(declaration.name) (first declared on line \(first))")
+            }
+            seen[stored.name] = stored.line
+        }
+        let keys = try codingKeys(of: declaration)
+        var fields: [DeclaredField] = []
+        var ignored: [String] = []
+        for stored in declaration.properties {
+            if stored.isLet, stored.hasInitialValue {
+                ignored.append(stored.name)
+                continue
+            }
+            var key = stored.name
+            if let keys {
+                guard let renamed = keys[stored.name] else {
+                    if stored.hasInitialValue || (!stored.isLet && Self.isOptional(stored.type)) {
+                        ignored.append(stored.name)
+                        continue
+                    }
+                    throw fail(stored.line, "property \"\(stored.name)\" is not in \(declaration.name).CodingKeys and has no initial "
+                                            + "value (Swift cannot synthesize Decodable)")
+                }
+                key = renamed
+            }
+            guard let written = stored.type ?? stored.literalType.map({ TypeSyntax.named([$0], []) }) else {
+                throw fail(stored.line, "property \"\(stored.name)\" has no type annotation; write \"var \(stored.name): Type\"")
+            }
+            let type = try resolve(written, scope: declaration.path, line: stored.line, property: stored.name, depth: 0)
+            fields.append(DeclaredField(name: stored.name, key: key, type: type, hasDefault: stored.hasInitialValue, line: stored.line))
+        }
+        let result = DeclaredStruct(name: name, fields: fields, ignored: ignored, line: declaration.line)
+        structs[name] = result
+        return result
+    }
+
+    private static func isOptional(_ type: TypeSyntax?) -> Bool {
+        switch type {
+        case .optional?: true
+        case .named(let path, _)?: path.last == "Optional"
+        default: false
+        }
+    }
+
+    /// Property name → JSON key from the struct's nested `enum CodingKeys`, or nil when it has none.
+    private func codingKeys(of declaration: TypeDeclarationSyntax) throws(DeclarationError) -> [String: String]? {
+        guard let keys = syntax.types[declaration.qualifiedName + ".CodingKeys"], keys.kind == .enumeration else { return nil }
+        let stored = Set(declaration.properties.map(\.name))
+        var map: [String: String] = [:]
+        var owners: [String: String] = [:]
+        for element in keys.cases {
+            let key: String
+            switch element.rawValue {
+            case .string(let text)?: key = text
+            case nil, .integer?: key = element.name
+            case .other(let text)?:
+                throw fail(element.line, "CodingKeys case \"\(element.name)\" has a raw value the reader cannot use: \(text)")
+            }
+            guard stored.contains(element.name) else {
+                throw fail(element.line, "CodingKeys case \"\(element.name)\" matches no stored property of \(declaration.name)")
+            }
+            if let owner = owners[key] {
+                throw fail(element.line, "CodingKeys cases \"\(owner)\" and \"\(element.name)\" both use the key \"\(key)\"")
+            }
+            owners[key] = element.name
+            map[element.name] = key
+        }
+        return map
+    }
+
+    /// Records an enum with `String` or integer raw values: implicit `String` raw values are the case names,
+    /// implicit integers count up from the previous case (from 0).
+    mutating func enumeration(_ declaration: TypeDeclarationSyntax) throws(DeclarationError) {
+        let name = declaration.qualifiedName
+        guard enums[name] == nil else { return }
+        var rawType: DeclaredType?
+        if case .named(var path, let arguments)? = declaration.inherits.first, arguments.isEmpty {
+            if path.count == 2, path[0] == "Swift" { path.removeFirst() }
+            if path == ["String"] { rawType = .string }
+            if path.count == 1, ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"].contains(path[0]) {
+                rawType = .integer(path[0])
+            }
+        }
+        guard let rawType, !declaration.isGeneric else {
+            throw fail(declaration.line, "enum \"\(declaration.name)\" has no String or Int raw type; only raw-value enums "
+                                         + "(\"enum \(declaration.name): String, Codable\") are supported")
+        }
+        var cases: [DeclaredEnum.Case] = []
+        var owners: [JSONValue: String] = [:]
+        var next = 0
+        for element in declaration.cases {
+            guard !element.hasAssociatedValues else {
+                throw fail(element.line, "case \"\(element.name)\" of enum \(declaration.name) has associated values; only raw-value enums are supported")
+            }
+            let raw: JSONValue
+            switch (rawType, element.rawValue) {
+            case (.string, nil): raw = .string(element.name)
+            case (.string, .string(let text)?): raw = .string(text)
+            case (.integer, nil):
+                raw = .number(Double(next))
+                next = next &+ 1
+            case (.integer, .integer(let value)?):
+                raw = .number(Double(value))
+                next = value &+ 1
+            default:
+                let written: String
+                switch element.rawValue {
+                case .string(let text)?: written = "\"\(text.prefix(40))\""
+                case .integer(let value)?: written = "\(value)"
+                case .other(let text)?: written = text
+                case nil: written = "?"
+                }
+                throw fail(element.line, "raw value \(written) of case \"\(element.name)\" is not a \(rawType.swiftName) literal")
+            }
+            if let owner = owners[raw] {
+                throw fail(element.line, "raw value \(DecodingFailure.show(raw)) of case \"\(element.name)\" repeats case \"\(owner)\"")
+            }
+            owners[raw] = element.name
+            cases.append(DeclaredEnum.Case(name: element.name, rawValue: raw))
+        }
+        enums[name] = DeclaredEnum(name: name, rawType: rawType, cases: cases, line: declaration.line)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What a kind folder's `kind.json` says about a kind: its names, its countdown, and how to label it.
+///
+/// The JSON shape (every key but `name` optional):
+/// ```json
+/// {"name": "workout", "label": "Workout", "swiftNames": ["WorkoutWidgetAttributes"], "countdown": "workoutTimer",
+///  "durationShortcut": true, "title": "{{workout.label}}", "image": null, "fallbackIcon": "workout",
+///  "enums": {"workout": [{"value": "jogging", "rawValue": 0, "label": "Jogging", "icon": "jogging"}]}}
+/// ```
+/// docs/TEMPLATES.md documents each key.
+public struct KindMetadata: Sendable, Equatable {
+    /// One value of an enum field: its value on the wire, the app's raw value, and how it is shown.
+    public struct EnumValue: Sendable, Equatable {
+        /// The value as this protocol sends it, e.g. `"jogging"`.
+        public var value: String
+        /// The Swift raw value (`Int` raw values: 0, 1, 2…), if it differs from ``value``.
+        public var rawValue: JSONValue?
+        /// The label shown for it, e.g. `"Jogging"`.
+        public var label: String
+        /// The icon's name (a `Public/icons/{icon}.svg`), e.g. `"jogging"`.
+        public var icon: String?
+
+        /// Creates a value.
+        public init(value: String, rawValue: JSONValue? = nil, label: String, icon: String? = nil) {
+            self.value = value
+            self.rawValue = rawValue
+            self.label = label
+            self.icon = icon
+        }
+    }
+
+    /// The `attributesType` name on the wire, e.g. `"workout"`: 1…64 of `a-z`, `0-9`, `-`, `_`.
+    public var name: String
+    /// The kind's name as people read it, e.g. `"Workout"` (the dashboard's kind picker).
+    public var label: String
+    /// The Swift type names an APNs `attributes-type` may use, e.g. `WorkoutWidgetAttributes`.
+    public var swiftNames: [String]
+    /// The state field that is the countdown (a `Date`, `ClosedRange<Date>` or `Range<Date>`), if any.
+    public var countdown: String?
+    /// Whether `durationSeconds` may stand for a countdown from now (needs ``countdown``).
+    public var durationShortcut: Bool
+    /// The template of the name lists show (share list, page titles), e.g. `"{{workout.label}}"` or
+    /// `"{{name}}"`: `{{path}}` is replaced by the render context's value at that path (see ``KindTitle``).
+    public var title: String?
+    /// The attributes field holding an image URL (shown through the thumbnail pipeline), if any.
+    public var image: String?
+    /// The icon shown when there is no enum icon or image, e.g. `"workout"` or `"photo"`.
+    public var fallbackIcon: String
+    /// Labels and icons of the enum fields' values, by attribute field name, in declaration order.
+    public var enums: [String: [EnumValue]]
+
+    /// Creates metadata.
+    public init(name: String, label: String? = nil, swiftNames: [String] = [], countdown: String? = nil, durationShortcut: Bool = false,
+                title: String? = nil, image: String? = nil, fallbackIcon: String = "workout",
+                enums: [String: [EnumValue]] = [:]) {
+        self.name = name
+        self.label = label ?? (name.prefix(1).uppercased() + name.dropFirst())
+        self.swiftNames = swiftNames
+        self.countdown = countdown
+        self.durationShortcut = durationShortcut
+        self.title = title
+        self.image = image
+        self.fallbackIcon = fallbackIcon
+        self.enums = enums
+    }
+
+    /// The label of `value` in the enum field `field`, or `nil` when `kind.json` gives none.
+    public func label(of value: String, in field: String) -> String? {
+        enums[field]?.first { $0.value == value }?.label
+    }
+
+    /// The icon of `value` in the enum field `field`, or `nil` when `kind.json` gives none.
+    public func icon(of value: String, in field: String) -> String? {
+        enums[field]?.first { $0.value == value }?.icon
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import LiveActivityCore
+
+/// Reads kind folders from disk into a ``KindCatalog``.
+///
+/// Each directory given holds one folder per kind (`Kinds/workout/`, `Kinds/emoji/`). A folder that cannot be
+/// read (bad `kind.json`, no Swift implementation yet for its kind) is skipped with an error in the log
+/// naming the file and line; the others keep working. The built-in kinds are always there: when their
+/// folders are missing or bad, they keep their default metadata.
+enum KindLoader {
+    /// Largest file read from a kind folder, in bytes.
+    static let maximumFileBytes = 256 * 1024
+
+    /// Loads every kind folder of `directories`, in order (a later folder with an existing kind's name is
+    /// skipped with an error).
+    /// - Returns: the catalog, and one ``KindFolderError`` per folder skipped.
+    static func load(_ directories: [URL]) -> (catalog: KindCatalog, errors: [KindFolderError]) {
+        var folders: [KindFolder] = []
+        var errors: [KindFolderError] = []
+        for directory in directories {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let folder = directory.appendingPathComponent(name)
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+                do throws(KindFolderError) {
+                    folders.append(try read(folder, name: name))
+                } catch {
+                    errors.append(error)
+                }
+            }
+        }
+        return (catalog(from: folders, errors: &errors), errors)
+    }
+
+    /// The catalog of `folders`: the built-in kinds first (with their folder's metadata when there is one).
+    static func catalog(from folders: [KindFolder], errors: inout [KindFolderError]) -> KindCatalog {
+        var kinds: [any ActivityKind] = []
+        var byName: [String: KindFolder] = [:]
+        for folder in folders {
+            guard byName[folder.metadata.name] == nil else {
+                errors.append(KindFolderError(file: folder.path, line: nil, message: "a kind named \"\(folder.metadata.name)\" is already loaded; skipped"))
+                continue
+            }
+            guard let kind = KindRegistry.builtInKind(for: folder.metadata) else {
+                errors.append(KindFolderError(file: folder.path, line: nil,
+                                              message: "kind \"\(folder.metadata.name)\" has no validator yet (declared kinds need the Attributes.swift reader); skipped"))
+                continue
+            }
+            byName[folder.metadata.name] = folder
+            kinds.append(kind)
+        }
+        for kind in KindRegistry.builtIn.all where byName[kind.attributesType] == nil {
+            kinds.append(kind)
+        }
+        let order = KindRegistry.builtIn.names
+        kinds.sort { (order.firstIndex(of: $0.attributesType) ?? Int.max) < (order.firstIndex(of: $1.attributesType) ?? Int.max) }
+        return KindCatalog(registry: KindRegistry(kinds), folders: byName)
+    }
+
+    /// Reads one folder's files.
+    /// - Throws: ``KindFolderError`` naming the file that cannot be read or is wrong.
+    static func read(_ folder: URL, name: String) throws(KindFolderError) -> KindFolder {
+        var files: [String: String] = [:]
+        for file in ["kind.json", "Attributes.swift"] + KindFolder.templateFiles.map({ "\($0).html" }) {
+            let url = folder.appendingPathComponent(file)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw KindFolderError(file: url.path, line: nil, message: "cannot be read")
+            }
+            guard data.count <= maximumFileBytes else {
+                throw KindFolderError(file: url.path, line: nil, message: "is \(data.count) bytes; at most \(maximumFileBytes) are read")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw KindFolderError(file: url.path, line: nil, message: "is not UTF-8 text")
+            }
+            files[file] = text
+        }
+        return try KindFolder.make(name: name, path: folder.path, files: files)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import LiveActivityClient
+import LiveActivityCommandLine
+import LiveActivityCore
+
+/// `liveactivity kinds list`: prints the activity kinds the server accepts (`GET /kinds`).
+enum KindsCommand {
+    static let usage = """
+    usage: liveactivity kinds list [--json] [--server URL] [--token TOKEN] [--timeout SECONDS]
+
+    Prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
+    field and its presentations (a table, or the server's JSON with --json). Reads GET /kinds on the
+    --server's host and port (plain ws:// servers only; for wss:// use https://HOST/kinds).
+
+    \(ClientOptions.exitStatuses)
+    """
+
+    /// Runs `kinds <subcommand>`.
+    /// - Returns: the exit status (0, 1 refused, 2 usage error, 3 cannot connect).
+    static func run(_ arguments: [String]) -> Int32 {
+        if ClientRunner.wantsHelp(arguments) { print(usage); return 0 }
+        var options = ClientOptions()
+        var json = false
+        var subcommand: String?
+        do throws(UsageError) {
+            try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
+                guard name == "--json" else { return false }
+                try list.requireNoValue(name)
+                json = true
+                return true
+            }, positional: { value throws(UsageError) in
+                guard subcommand == nil else { throw UsageError("unexpected argument \"\(value)\"") }
+                guard value == "list" else { throw UsageError("unknown kinds command \"\(value)\"; expected list") }
+                subcommand = value
+            })
+            guard subcommand != nil else { throw UsageError("missing kinds command (list)") }
+        } catch {
+            return ClientRunner.usageError("kinds", error)
+        }
+        let url: WebSocketURL
+        do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
+        guard !url.secure else {
+            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.host)/kinds)")
+            return 2
+        }
+        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: "/kinds", token: options.token, timeout: seconds)
+        } catch {
+            printError("liveactivity kinds: \(error.message)")
+            return 3
+        }
+        guard answer.status == 200, let value = try? JSONValue.parse(answer.body), case .array(let kinds)? = value["kinds"] else {
+            printError("liveactivity kinds: the server answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+            return 1
+        }
+        if json {
+            _ = writeOutput(String(decoding: answer.body, as: UTF8.self) + "\n")
+            return 0
+        }
+        var lines = ["NAME\tSWIFT NAMES\tCOUNTDOWN\tPRESENTATIONS"]
+        for kind in kinds {
+            let names = (kind["swiftNames"].flatMap { value -> [JSONValue]? in if case .array(let a) = value { a } else { nil } } ?? [])
+                .compactMap(\.stringValue).joined(separator: ",")
+            let presentations = (kind["presentations"].flatMap { value -> [JSONValue]? in if case .array(let a) = value { a } else { nil } } ?? [])
+                .compactMap(\.stringValue).joined(separator: ",")
+            lines.append([kind["name"]?.stringValue ?? "?", names.isEmpty ? "-" : names,
+                          kind["countdown"]?.stringValue ?? "-", presentations.isEmpty ? "-" : presentations].joined(separator: "\t"))
+        }
+        _ = writeOutput(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+}
