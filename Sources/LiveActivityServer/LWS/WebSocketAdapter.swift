@@ -81,7 +81,8 @@ extension LiveActivityServer {
         guard let session = session(in: sessionData) else { return 0 }
         return session._withUnsafeGuaranteedRef { session in
             // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
-            if session.closeFrameSent { return 0 }
+            // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
+            if session.isClosing, session.closeFrameSent { return 0 }
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
                 session.lastWritten = frame
