@@ -30,6 +30,7 @@ extension LiveActivityServer {
         let thumbnailCache = thumbnails?.cache
         let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory),
                                     kinds: { [unowned self] in kindCatalog.registry },
+                                    templates: { [unowned self] in kindTemplates },
                                     thumbnailPNG: { name in thumbnailCache?.read(fileName: name) })
         let renderingsContext = Renderings.Context(
             now: { [unowned self] in clock() },
