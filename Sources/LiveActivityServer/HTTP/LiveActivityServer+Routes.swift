@@ -27,6 +27,7 @@ extension LiveActivityServer {
         PushEndpoint().register(on: &router, context: pushEndpointContext)
         ChannelEndpoint().register(on: &router, context: channelEndpointContext)
         KindsRoute(catalog: { [unowned self] in kindCatalog }).register(on: &router)
+        TemplatesRoute(catalog: { [unowned self] in kindCatalog }, templates: { [unowned self] in kindTemplates }).register(on: &router)
         let thumbnailCache = thumbnails?.cache
         let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory),
                                     kinds: { [unowned self] in kindCatalog.registry },
