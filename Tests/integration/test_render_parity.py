@@ -149,3 +149,27 @@ def test_a_broken_template_is_logged_and_its_kind_falls_back_to_the_default_layo
     assert code == 200 and "default-layout" in document and "Yoga" in document and "0:50" in document
     assert "lock-screen.html:2:3" in srv.output(), srv.output()[-2000:]
     assert status("/healthz")[0] == 200
+
+
+def test_page_ticker_clamps_at_zero_and_freezes_while_paused(server, browser):
+    browser.get(server.url + "/")
+    texts = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/js/kind-fragment.js").then(({ tickCountdowns }) => {
+          const root = document.createElement("div");
+          root.innerHTML = '<span data-countdown="workoutTimer"></span>';
+          const at = (iso) => Date.parse(iso);
+          const running = { activityState: "active", content: { state: { workoutTimer:
+            { start: "2026-12-03T12:00:00Z", end: "2026-12-03T12:01:10Z" } } } };
+          const paused = { activityState: "active", content: { state: { workoutTimer:
+            { start: "2026-12-03T12:00:00Z", end: "2026-12-03T12:01:10Z" }, pausedAt: "2026-12-03T12:00:30Z" } } };
+          const out = [];
+          for (const [activity, now] of [[running, "2026-12-03T12:00:20.5Z"], [running, "2026-12-03T12:05:00Z"],
+                                         [paused, "2026-12-03T12:00:50Z"], [running, "2026-12-03T11:00:00Z"]]) {
+            tickCountdowns(root, activity, at(now));
+            out.push(root.textContent);
+          }
+          done(out);
+        }, (error) => done(String(error)));""")
+    # Rounded up; clamped at 0:00; frozen at pausedAt; the whole length before it starts.
+    assert texts == ["0:50", "0:00", "0:40", "1:10"], texts
