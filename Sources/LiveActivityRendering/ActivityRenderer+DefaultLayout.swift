@@ -1,51 +1,60 @@
 import Foundation
 import LiveActivityCore
 
-/// The generated layout of a kind without a countdown or enum labels (the emoji kind today): its image
-/// (the published thumbnail, else the kind's fallback icon), its title, its badge and its state's text.
-/// Uses Public/css/emoji.css's class names, so the page and the renderings look alike.
+/// The generated layout of a kind without templates (or whose templates failed to parse): a plain list of the
+/// kind's label (or the activity's title), each field's value and the countdown, inside the presentation's
+/// frame. Drawn the same way by the page (`Public/js/default-layout.js`).
 extension ActivityRenderer {
     func defaultFragment(_ facts: ActivityFacts, _ presentation: Presentation, headingTag tag: String) -> String {
-        let common = "data-kind=\"\(HTML.escape(facts.kind.name))\" data-activity-id=\"\(HTML.escape(facts.id))\" "
-            + "data-activity-state=\"\(facts.state.rawValue)\" aria-label=\"\(HTML.escape(facts.summary))\""
-        let name = HTML.escape(facts.name)
-        let text = HTML.escape(facts.stateText)
-        let badge = facts.badge.isEmpty ? "" : "<span class=\"badge\">\(HTML.escape(facts.badge))</span>"
-        let thumb = "<span class=\"emoji-thumb\">\(image(facts))</span>"
+        let frame = Self.frame(presentation)
+        let paused = facts.paused ? " data-paused=\"true\"" : ""
+        let common = "class=\"\(frame.classes) default-layout\" data-kind=\"\(HTML.escape(facts.kind.name))\" "
+            + "data-activity-id=\"\(HTML.escape(facts.id))\" data-activity-state=\"\(facts.state.rawValue)\"\(paused) "
+            + "aria-label=\"\(HTML.escape(facts.summary))\"" + (frame.tag == "div" ? " role=\"group\"" : "")
+        var items = ["<li class=\"default-title\"><\(tag) class=\"default-name\">\(HTML.escape(facts.name))</\(tag)></li>"]
+        for (field, value) in Self.fieldValues(facts) {
+            items.append("<li class=\"default-field\"><span class=\"field-name\">\(HTML.escape(field))</span> "
+                         + "<span class=\"field-value\">\(HTML.escape(value))</span></li>")
+        }
+        if let field = facts.kind.countdown, facts.startMs != nil {
+            var bounds = ""
+            if let start = facts.startMs, let end = facts.endMs {
+                bounds = " data-start=\"\(start)\" data-end=\"\(end)\""
+                if let freeze = facts.freezeMs { bounds += " data-freeze=\"\(freeze)\"" }
+                if facts.state == .pending { bounds += " data-freeze=\"\(start)\"" }
+            }
+            items.append("<li class=\"default-countdown\"><span class=\"countdown monospaced-digits\" role=\"timer\" "
+                         + "data-countdown=\"\(HTML.escape(field))\"\(bounds)>\(HTML.escape(facts.countdown))</span></li>")
+        }
+        if !facts.badge.isEmpty {
+            items.append("<li class=\"default-badge\"><span class=\"badge\">\(HTML.escape(facts.badge))</span></li>")
+        }
+        return "<\(frame.tag) \(common)><ul class=\"default-fields\">\(items.joined())</ul></\(frame.tag)>"
+    }
+
+    /// The element and classes of a presentation's frame (the Lock Screen card, the island's shapes).
+    static func frame(_ presentation: Presentation) -> (tag: String, classes: String) {
         switch presentation {
-        case .lockScreen:
-            return """
-            <article class="lock-screen" \(common)><div class="emoji-layout">\(thumb)\
-            <span class="emoji-text"><\(tag) class="emoji-name">\(name)</\(tag)>\(badge)</span>\
-            <span class="emoji-state">\(text)</span></div></article>
-            """
-        case .compact:
-            return """
-            <div class="island-compact" role="group" \(common)><span class="emoji-compact">\(thumb)\
-            <span class="camera" aria-hidden="true"></span><span class="emoji-state">\(text)</span></span></div>
-            """
-        case .minimal:
-            return "<div class=\"island-minimal\" role=\"group\" \(common)><span class=\"emoji-layout emoji-minimal\">\(thumb)</span></div>"
-        case .expanded:
-            return """
-            <div class="island-expanded" role="group" \(common)><div class="emoji-layout emoji-expanded">\(thumb)\
-            <span class="emoji-text"><span class="emoji-name">\(name)</span>\(badge)</span>\
-            <span class="emoji-state">\(text)</span></div>\
-            <span class="expanded-bottom"><span class="island-stop" aria-hidden="true">STOP</span></span></div>
-            """
-        case .small:
-            return """
-            <div class="activity-small" role="group" \(common)>\(thumb)<span class="emoji-name">\(name)</span>\
-            <span class="emoji-state">\(text)</span></div>
-            """
+        case .lockScreen: ("article", "lock-screen")
+        case .compact: ("div", "island-compact")
+        case .minimal: ("div", "island-minimal")
+        case .expanded: ("div", "island-expanded")
+        case .small: ("div", "activity-small")
         }
     }
 
-    /// The thumbnail as an inline PNG (`data:` URL), or the fallback icon as inline SVG.
-    private func image(_ facts: ActivityFacts) -> String {
-        if let thumbnail = facts.thumbnail, let png = thumbnailPNG(ActivityThumbnail.fileName(key: thumbnail.key, scale: 2)) {
-            return "<img class=\"emoji-image\" alt=\"\" src=\"data:image/png;base64,\(Data(png).base64EncodedString())\">"
+    /// Each field's shown value, by field name: enum fields by label, text, numbers and booleans as they are;
+    /// the countdown, `pausedAt` and nested values are left out.
+    static func fieldValues(_ facts: ActivityFacts) -> [(String, String)] {
+        let object = facts.context.objectValue ?? [:]
+        let skipped: Set<String> = ["activity", "kind", "pausedAt", facts.kind.countdown ?? ""]
+        return object.keys.sorted().filter { !skipped.contains($0) }.compactMap { field in
+            guard let value = object[field] else { return nil }
+            if facts.kind.enums[field] != nil, let label = value["label"]?.stringValue { return (field, label) }
+            if let text = value.stringValue { return (field, text) }
+            if let number = value.numberValue { return (field, RenderContext.number(number)) }
+            if case .bool(let flag) = value { return (field, flag ? "true" : "false") }
+            return nil
         }
-        return assets.icon(facts.kind.fallbackIcon, classes: "emoji-image emoji-fallback")
     }
 }

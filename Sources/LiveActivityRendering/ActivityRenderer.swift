@@ -15,14 +15,19 @@ public struct ActivityRenderer: Sendable {
     /// A published thumbnail's PNG by file name (`{key}@2x.png`), inlined as a `data:` URL so the documents
     /// still make no requests; `nil` (or a missing file) shows the kind's fallback icon. Called on the caller's thread.
     public var thumbnailPNG: @Sendable (String) -> [UInt8]?
+    /// The kinds' parsed templates; a kind without one for a presentation gets the generated default layout.
+    public var templates: KindTemplates
 
     /// Creates a renderer.
     /// - Parameters:
     ///   - assets: the stylesheet and icons.
     ///   - kinds: the kinds to read titles and labels from.
     ///   - thumbnailPNG: reads a thumbnail's PNG by file name; the default reads none.
-    public init(assets: RenderAssets, kinds: KindRegistry = .builtIn, thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil }) {
+    ///   - templates: the kinds' parsed templates; the default has none (every kind gets the default layout).
+    public init(assets: RenderAssets, kinds: KindRegistry = .builtIn, thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil },
+                templates: KindTemplates = .none) {
         self.assets = assets
+        self.templates = templates
         self.kinds = kinds
         self.thumbnailPNG = thumbnailPNG
     }
@@ -43,10 +48,11 @@ public struct ActivityRenderer: Sendable {
     /// - Returns: UTF-8 HTML text.
     public func document(for activity: Activity, presentation: Presentation, options: RenderOptions, now: Date) -> String {
         let facts = self.facts(activity, now: now)
+        let markup = fragment(facts, presentation, headingTag: "h1")
         let body = """
         <main class="render-stage render-\(presentation.rawValue)" data-signature="\(HTML.escape(facts.signature))" \
         data-activity-state="\(facts.state.rawValue)">
-        \(link(options.settings.widgetURL, label: facts.summary, fragment(facts, presentation, headingTag: "h1")))
+        \(headingIfMissing(facts, markup))\(link(options.settings.widgetURL, label: facts.summary, markup))
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
         """
@@ -63,7 +69,7 @@ public struct ActivityRenderer: Sendable {
         let body = """
         <main class="render-stage render-share\(presentation.map { " render-\($0.rawValue)" } ?? "")" \
         data-signature="\(HTML.escape(facts.signature))" data-activity-state="\(facts.state.rawValue)">
-        \(parts)
+        \(headingIfMissing(facts, parts))\(parts)
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
         """
@@ -91,69 +97,19 @@ public struct ActivityRenderer: Sendable {
         fragment(facts(activity, now: now), presentation, headingTag: headingTag)
     }
 
+    /// The kind's template for `presentation` drawn over `facts` (``templateFragment(_:_:)``), or the generated
+    /// default layout when the kind has no template for it (or its templates failed to parse).
     func fragment(_ facts: ActivityFacts, _ presentation: Presentation, headingTag: String) -> String {
-        let id = HTML.escape(facts.id)
-        let state = facts.state.rawValue
-        let paused = facts.paused ? " data-paused=\"true\"" : ""
-        let name = HTML.escape(facts.name)
-        let summary = HTML.escape(facts.summary)
+        if let template = templates.template(kind: facts.kind.name, presentation: presentation) {
+            return templateFragment(template, facts)
+        }
         let tag = ["h1", "h2", "h3", "h4", "p"].contains(headingTag) ? headingTag : "p"
-        if facts.kind.countdown == nil, facts.kind.enums.isEmpty {
-            return defaultFragment(facts, presentation, headingTag: tag)
-        }
-        switch presentation {
-        case .lockScreen:
-            let action = facts.state == .ended ? #"<span class="system-action" aria-hidden="true">Clear</span>"# : ""
-            return """
-            <article class="lock-screen" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
-            \(assets.icon(iconName(facts.workout), classes: "icon workout-icon"))\
-            <div class="lock-text"><\(tag) class="workout-name">\(name)</\(tag)><p class="motto">Keep it going!!!</p></div>\
-            <div class="lock-side"><span class="badge">\(HTML.escape(facts.badge))</span>\(countdown(facts))</div>\(action)\
-            </article>
-            """
-        case .compact:
-            let long = (facts.seconds ?? 0) >= 3600 ? " is-long" : ""
-            return """
-            <div class="island-compact" role="group" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
-            <span class="compact-leading workout-name">\(name)</span><span class="camera" aria-hidden="true"></span>\
-            \(countdown(facts, classes: "compact-trailing countdown\(long)"))</div>
-            """
-        case .minimal:
-            let long = (facts.seconds ?? 0) >= 3600 ? " is-long" : ""
-            return """
-            <div class="island-minimal" role="group" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
-            \(countdown(facts, classes: "countdown\(long)"))</div>
-            """
-        case .expanded:
-            return """
-            <div class="island-expanded" role="group" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
-            \(assets.icon(iconName(facts.workout), classes: "icon expanded-leading workout-icon"))\
-            <span class="expanded-center workout-name">\(name)</span>\
-            <span class="expanded-trailing">\(assets.icon("timer", classes: "icon timer-icon"))\(countdown(facts))</span>\
-            <span class="expanded-bottom"><span class="island-stop" aria-hidden="true">STOP</span></span></div>
-            """
-        case .small:
-            return """
-            <div class="activity-small" role="group" data-activity-id="\(id)" data-activity-state="\(state)"\(paused) aria-label="\(summary)">\
-            <span class="small-leading">\(assets.icon(iconName(facts.workout), classes: "icon workout-icon"))\
-            <span class="workout-name">\(name)</span></span>\(countdown(facts))</div>
-            """
-        }
+        return defaultFragment(facts, presentation, headingTag: tag)
     }
 
-    /// A countdown element with its bounds for the live script.
-    private func countdown(_ facts: ActivityFacts, classes: String = "countdown") -> String {
-        var data = ""
-        if let start = facts.startMs, let end = facts.endMs {
-            data = " data-start=\"\(start)\" data-end=\"\(end)\""
-            if let freeze = facts.freezeMs { data += " data-freeze=\"\(freeze)\"" }
-            if facts.state == .pending { data += " data-freeze=\"\(start)\"" }
-        }
-        return "<span class=\"\(classes)\" role=\"timer\"\(data)>\(HTML.escape(facts.countdown))</span>"
-    }
-
-    private func iconName(_ workout: String) -> String {
-        assets.icons[workout] != nil ? workout : "workout"
+    /// A visually hidden `<h1>` naming the activity, for a document whose markup (a kind's template) has none.
+    private func headingIfMissing(_ facts: ActivityFacts, _ markup: String) -> String {
+        markup.contains("<h1") ? "" : "<h1 class=\"visually-hidden\">\(HTML.escape(facts.heading))</h1>"
     }
 
     /// Wraps markup in the widget URL's link, when there is one.

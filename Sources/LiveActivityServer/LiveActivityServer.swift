@@ -2,6 +2,7 @@ import Foundation
 import LWSSupport
 import LiveActivityCore
 import LiveActivityImages
+import LiveActivityRendering
 import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
@@ -101,9 +102,12 @@ public final class LiveActivityServer: @unchecked Sendable {
     var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
-    /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:)``.
+    /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:templates:)``.
     /// Service thread only once the server runs.
     private(set) var kindCatalog: KindCatalog
+    /// The catalog's templates, parsed when it was loaded (a kind whose template fails to parse is drawn with
+    /// the default layout). Service thread only once the server runs.
+    private(set) var kindTemplates: KindTemplates
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
@@ -129,6 +133,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         }
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
         kindCatalog = catalog
+        kindTemplates = Self.parseTemplates(catalog, logger: logger)
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
@@ -154,16 +159,18 @@ public final class LiveActivityServer: @unchecked Sendable {
         for error in errors {
             logger.error("kind folder skipped", ["error": error.description])
         }
+        let templates = Self.parseTemplates(catalog, logger: logger)
         perform { server in
-            server.replaceKinds(catalog)
+            server.replaceKinds(catalog, templates: templates)
             server.logger.info("kinds reloaded", ["kinds": catalog.registry.names.joined(separator: ",")])
         }
     }
 
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
     /// activities keep their state and find their kind again by `attributesType`. Service thread only.
-    func replaceKinds(_ catalog: KindCatalog) {
+    func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
         kindCatalog = catalog
+        kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
         pipeline.replaceKinds(catalog.registry)
     }
 

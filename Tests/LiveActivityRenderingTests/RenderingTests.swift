@@ -16,8 +16,16 @@ private func workout(_ name: String, start: TimeInterval = 0, end: TimeInterval 
                      stale: TimeInterval? = nil, pausedAt: TimeInterval? = nil, ended: TimeInterval? = nil) -> Activity {
     let timer = TimerRange(start: t0 + start, end: t0 + end, pausedAt: pausedAt.map { t0 + $0 })
     return Activity(id: "a1", attributesType: "workout", attributes: .object(["workout": .string(name)]),
-                    content: ActivityContent(state: .null, staleDate: stale.map { t0 + $0 }), timer: timer,
+                    content: ActivityContent(state: timerState(timer), staleDate: stale.map { t0 + $0 }), timer: timer,
                     activityState: state, startDate: t0 + start, endDate: ended.map { t0 + $0 })
+}
+
+/// The workout's content state for a timer, as the protocol sends it: `workoutTimer` and `pausedAt`.
+func timerState(_ timer: TimerRange) -> JSONValue {
+    var state: [String: JSONValue] = ["workoutTimer": .object(["start": .string(ISODate.format(timer.start)),
+                                                               "end": .string(ISODate.format(timer.end))])]
+    if let paused = timer.pausedAt { state["pausedAt"] = .string(ISODate.format(paused)) }
+    return .object(state)
 }
 
 struct CountdownTests {
@@ -40,13 +48,30 @@ struct CountdownTests {
     }
 }
 
+/// The repository's kind templates (`Kinds/`), parsed as the server parses them.
+let repositoryTemplates: KindTemplates = {
+    let kinds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Kinds")
+    var sources: [String: (path: String, templates: [String: String])] = [:]
+    for kind in ["workout", "emoji"] {
+        var templates: [String: String] = [:]
+        for presentation in Presentation.allCases {
+            let url = kinds.appendingPathComponent(kind).appendingPathComponent("\(presentation.rawValue).html")
+            templates[presentation.rawValue] = try? String(contentsOf: url, encoding: .utf8)
+        }
+        sources[kind] = ("Kinds/\(kind)", templates)
+    }
+    return KindTemplates(parsing: sources)
+}()
+
 struct RendererTests {
-    let renderer = ActivityRenderer(assets: assets)
+    let renderer = ActivityRenderer(assets: assets, templates: repositoryTemplates)
 
     @Test func lockScreenDocumentShowsNameAndTimeWithoutScripts() {
         let html = renderer.document(for: workout("yoga"), presentation: .lockScreen, options: RenderOptions(), now: t0 + 20)
         #expect(html.hasPrefix("<!doctype html>"))
-        #expect(html.contains(#"<h1 class="workout-name">Yoga</h1>"#))
+        #expect(html.contains(#"<h1 class="visually-hidden">Yoga workout</h1>"#))
+        #expect(html.contains(#"<p class="workout-name serif-24-italic-bold">Yoga</p>"#))
         #expect(html.contains(">0:50</span>"))
         #expect(html.contains(#"data-activity-state="active""#))
         #expect(!html.contains("<script nonce"))
@@ -84,10 +109,12 @@ struct RendererTests {
         #expect(ended.contains(#"data-activity-state="ended""#) && ended.contains(">0:10<"))
         let dismissed = renderer.fragment(for: workout("jogging", state: .dismissed, ended: 60), presentation: .lockScreen, now: t0 + 99)
         #expect(dismissed.contains(">Dismissed<"))
-        let pending = renderer.fragment(for: workout("jogging", start: 300, end: 370, state: .pending), presentation: .minimal, now: t0)
+        let pending = renderer.fragment(for: workout("jogging", start: 300, end: 370, state: .pending), presentation: .compact, now: t0)
         #expect(pending.contains(">1:10<"))
         let long = renderer.fragment(for: workout("jogging", end: 3723), presentation: .minimal, now: t0)
-        #expect(long.contains("countdown is-long") && long.contains(">1:02:03<"))
+        #expect(long.contains(">17:00 – 18:02<"))   // minimal: the date range, as Text(ClosedRange<Date>) shows it
+        let compact = renderer.fragment(for: workout("jogging", end: 3723), presentation: .compact, now: t0)
+        #expect(compact.contains(">1:02:03<"))
     }
 
     @Test func optionsSetThemeScaleSettingsAndTheLiveScript() {

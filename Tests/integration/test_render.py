@@ -191,7 +191,9 @@ def test_gallery_matches_reference_pngs(server, browser, theme):
             figure = browser.find_element(By.ID, f"{case}-{presentation}")
             shots[f"gallery-{theme}/{case}-{presentation}"] = figure.screenshot_as_png
     assert browser.find_element(By.CSS_SELECTOR, "#yoga-long-timer-lock-screen .countdown").text == "1:02:03"
-    assert browser.find_element(By.CSS_SELECTOR, "#jogging-paused-minimal .countdown").text == "0:55"
+    assert browser.find_element(By.CSS_SELECTOR, "#jogging-paused-compact .countdown").text == "0:55"
+    # Minimal is Text(workoutTimer): the date range, not a countdown.
+    assert re.fullmatch(r"\d\d:\d\d – \d\d:\d\d", browser.find_element(By.CSS_SELECTOR, "#jogging-paused-minimal .date-range").text)
     check_screenshots(shots)
 
 
@@ -238,7 +240,9 @@ def test_renderings_are_complete_without_javascript(server, browser_without_scri
         status, headers, document = get(f"{server.url}/activities/{ids['yoga']}/render/{presentation}?now={DAY}T12:00:20Z")
         assert status == 200 and headers["content-type"].startswith("text/html")
         text = visible_text(document)
-        assert "Yoga" in text and "0:50" in text, (presentation, text)
+        # Minimal is Text(workoutTimer): the date range; the others count down.
+        shown = "12:00 – 12:01" if presentation == "minimal" else "0:50"
+        assert "Yoga" in text and shown in text, (presentation, text)
         # Self-contained: no scripts for a fixed instant, nothing loaded from anywhere. The one <link> is an
         # empty data: icon, which keeps browsers from asking for /favicon.ico (a request, and a CSP report).
         icon = '<link rel="icon" href="data:,">'
@@ -282,7 +286,7 @@ def test_renderings_need_a_viewer_token_when_the_server_has_one(start_server):
 def test_live_rendering_runs_its_script_under_its_csp(server, browser):
     """With scripts on, the nonce'd script ticks the countdown, and the console has no CSP violation."""
     ids = run(start_activities(server.ws_url, {"a": {"attributes": {"workout": "aerobics"}, "durationSeconds": 120}}))
-    browser.get(f"{server.url}/activities/{ids['a']}/render/minimal")
+    browser.get(f"{server.url}/activities/{ids['a']}/render/compact")
     countdown = browser.find_element(By.CSS_SELECTOR, ".countdown")
     first = countdown.text
     for _ in range(40):

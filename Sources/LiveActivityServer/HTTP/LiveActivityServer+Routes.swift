@@ -27,9 +27,11 @@ extension LiveActivityServer {
         PushEndpoint().register(on: &router, context: pushEndpointContext)
         ChannelEndpoint().register(on: &router, context: channelEndpointContext)
         KindsRoute(catalog: { [unowned self] in kindCatalog }).register(on: &router)
+        TemplatesRoute(catalog: { [unowned self] in kindCatalog }, templates: { [unowned self] in kindTemplates }).register(on: &router)
         let thumbnailCache = thumbnails?.cache
         let renderings = Renderings(assets: Renderings.loadAssets(from: configuration.publicDirectory),
                                     kinds: { [unowned self] in kindCatalog.registry },
+                                    templates: { [unowned self] in kindTemplates },
                                     thumbnailPNG: { name in thumbnailCache?.read(fileName: name) })
         let renderingsContext = Renderings.Context(
             now: { [unowned self] in clock() },

@@ -43,19 +43,24 @@ struct Renderings {
     let assets: RenderAssets
     /// The current kinds (swapped on reload).
     let kinds: () -> KindRegistry
+    /// The current kinds' parsed templates (swapped on reload with the kinds).
+    let templates: () -> KindTemplates
     /// A published thumbnail's PNG by file name, from the thumbnail cache.
     let thumbnailPNG: @Sendable (String) -> [UInt8]?
 
     /// Draws the documents with the assets read at start and the current kinds.
     var renderer: ActivityRenderer {
-        ActivityRenderer(assets: assets, kinds: kinds(), thumbnailPNG: thumbnailPNG)
+        ActivityRenderer(assets: assets, kinds: kinds(), thumbnailPNG: thumbnailPNG, templates: templates())
     }
 
-    /// Renderings drawn with `assets`, reading kinds' titles and labels from `kinds`.
+    /// Renderings drawn with `assets`, reading kinds' titles and labels from `kinds` and their layouts from
+    /// `templates`.
     init(assets: RenderAssets, kinds: @escaping () -> KindRegistry = { .builtIn },
+         templates: @escaping () -> KindTemplates = { .none },
          thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil }) {
         self.assets = assets
         self.kinds = kinds
+        self.templates = templates
         self.thumbnailPNG = thumbnailPNG
     }
 
@@ -63,7 +68,7 @@ struct Renderings {
     /// once, when the server starts. A missing file gives unstyled renderings rather than an error.
     /// - Parameter publicDirectory: the folder served at `/`.
     static func loadAssets(from publicDirectory: URL) -> RenderAssets {
-        let css = ["css/presentations.css", "css/emoji.css"].map { file in
+        let css = ["css/presentations.css", "css/workout.css", "css/emoji.css", "css/default-layout.css"].map { file in
             (try? String(contentsOf: publicDirectory.appendingPathComponent(file), encoding: .utf8)) ?? ""
         }.joined(separator: "\n")
         var icons: [String: String] = [:]
@@ -227,8 +232,13 @@ struct Renderings {
         guard !id.isEmpty, let entry = context.recentHistory().first(where: { $0.id == id }) else { return nil }
         let planned = entry.plannedDurationSeconds ?? entry.actualDurationSeconds
         let timer = TimerRange(start: entry.startDate, end: entry.startDate.addingTimeInterval(max(0, planned)))
+        // The templates read the countdown from the state, as the protocol sends it.
+        var state = JSONValue.null
+        if let field = kinds().metadata(named: entry.attributesType)?.countdown {
+            state = .object([field: .object(["start": .string(ISODate.format(timer.start)), "end": .string(ISODate.format(timer.end))])])
+        }
         return Activity(id: entry.id, attributesType: entry.attributesType, attributes: entry.attributes,
-                        content: ActivityContent(state: .null, staleDate: nil), timer: timer, activityState: .dismissed,
+                        content: ActivityContent(state: state, staleDate: nil), timer: timer, activityState: .dismissed,
                         startDate: entry.startDate, endDate: entry.endDate, dismissalDate: entry.endDate,
                         endReason: entry.endReason)
     }

@@ -1,0 +1,147 @@
+// One activity drawn with its kind's template, on the page: the same Mustache template (`GET
+// /kinds/{name}/templates/{presentation}`) over the same render context (render-context.js) as the server's
+// static renderings, or the same generated default layout when the kind has no usable template
+// (docs/TEMPLATES.md). Bound elements: `[data-countdown]` ticks (clamped at 0:00, frozen while paused),
+// `<i data-icon>` becomes the icon's inline SVG, `<img data-image>` shows `F.src`.
+
+import { compile } from "./mustache.js";
+import { buildRenderContext } from "./render-context.js";
+import { formatCountdown, parseDateMs, remainingSeconds } from "./time.js";
+
+/** The presentations, in the order `GET /kinds` lists them. */
+export const PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded", "small"];
+
+/**
+ * Fetches and compiles a kind's templates. A template the server does not serve (none, or one it could not
+ * parse) or that does not compile here is left out: that presentation gets the default layout.
+ * @param {object} kind the kind as `GET /kinds` lists it.
+ * @param {(url: string, init?: object) => Promise<Response>} [fetchImpl=fetch]
+ * @returns {Promise<Object<string, {render: Function}>>} compiled templates by presentation.
+ */
+export async function fetchTemplates(kind, fetchImpl = fetch) {
+  const templates = {};
+  await Promise.all((kind.presentations ?? []).map(async (presentation) => {
+    try {
+      const response = await fetchImpl(`/kinds/${encodeURIComponent(kind.name)}/templates/${presentation}`,
+        { credentials: "same-origin" });
+      if (!response.ok) return;
+      templates[presentation] = compile(await response.text(), `${kind.name}/${presentation}.html`);
+    } catch (_) { /* offline or not parseable: the default layout */ }
+  }));
+  return templates;
+}
+
+/**
+ * The markup of one presentation of an activity (before its icons are resolved).
+ * @param {object|undefined} template the compiled template, or undefined for the default layout.
+ * @param {object} activity the protocol's activity object.
+ * @param {object} kind the kind as `GET /kinds` lists it.
+ * @param {string} presentation e.g. "lock-screen".
+ * @param {number} nowMs the instant to show, epoch ms.
+ * @param {number} [offsetMinutes=0] minutes east of UTC for times of day.
+ * @returns {string} HTML.
+ */
+export function renderFragment(template, activity, kind, presentation, nowMs, offsetMinutes = 0) {
+  const context = buildRenderContext(activity, kind, nowMs, offsetMinutes);
+  return template ? template.render(context).trim() : defaultLayout(context, kind, presentation);
+}
+
+const FRAMES = {
+  "lock-screen": ["article", "lock-screen"], compact: ["div", "island-compact"], minimal: ["div", "island-minimal"],
+  expanded: ["div", "island-expanded"], small: ["div", "activity-small"],
+};
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+
+/**
+ * The generated default layout, as the server's `ActivityRenderer+DefaultLayout.swift` draws it: a plain list
+ * of the title, each field's value and the countdown, in the presentation's frame.
+ * @param {object} context the render context.
+ * @param {object} kind the kind.
+ * @param {string} presentation e.g. "compact".
+ * @returns {string} HTML.
+ */
+export function defaultLayout(context, kind, presentation) {
+  const [tag, classes] = FRAMES[presentation] ?? FRAMES["lock-screen"];
+  const activity = context.activity ?? {};
+  const items = [`<li class="default-title"><p class="default-name">${escape(activity.title ?? kind.label)}</p></li>`];
+  const skipped = new Set(["activity", "kind", "pausedAt", kind.countdown ?? ""]);
+  for (const field of Object.keys(context).sort()) {
+    if (skipped.has(field)) continue;
+    const value = context[field];
+    let text = null;
+    if (kind.enums?.[field] && typeof value?.label === "string") text = value.label;
+    else if (typeof value === "string") text = value;
+    else if (typeof value === "number") text = String(value);
+    else if (typeof value === "boolean") text = value ? "true" : "false";
+    if (text !== null) {
+      items.push(`<li class="default-field"><span class="field-name">${escape(field)}</span> <span class="field-value">${escape(text)}</span></li>`);
+    }
+  }
+  const countdown = kind.countdown && context[kind.countdown]?.countdown;
+  if (countdown) {
+    items.push(`<li class="default-countdown"><span class="countdown monospaced-digits" role="timer" data-countdown="${escape(kind.countdown)}">${escape(countdown)}</span></li>`);
+  }
+  if (activity.badge) items.push(`<li class="default-badge"><span class="badge">${escape(activity.badge)}</span></li>`);
+  const paused = activity.paused ? ' data-paused="true"' : "";
+  const role = tag === "div" ? ' role="group"' : "";
+  return `<${tag} class="${classes} default-layout" data-kind="${escape(kind.name)}" data-activity-id="${escape(activity.id ?? "")}" ` +
+    `data-activity-state="${escape(activity.state ?? "")}"${paused} aria-label="${escape(activity.summary ?? "")}"${role}>` +
+    `<ul class="default-fields">${items.join("")}</ul></${tag}>`;
+}
+
+const iconCache = new Map();
+
+/**
+ * Replaces each `<i data-icon="NAME">` under `root` by `Public/icons/NAME.svg` inline (it takes the text
+ * colour; the element's classes are kept, plus `icon`).
+ * @param {Element} root
+ * @param {(url: string) => Promise<Response>} [fetchImpl=fetch]
+ * @returns {Promise<void>}
+ */
+export async function resolveIcons(root, fetchImpl = fetch) {
+  await Promise.all([...root.querySelectorAll("i[data-icon]")].map(async (element) => {
+    const name = element.dataset.icon;
+    if (!iconCache.has(name)) {
+      iconCache.set(name, fetchImpl(`/icons/${encodeURIComponent(name)}.svg`)
+        .then((r) => (r.ok ? r.text() : "")).catch(() => ""));
+    }
+    const text = await iconCache.get(name);
+    const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    if (!svg || svg.nodeName !== "svg" || !element.isConnected) return;
+    for (const node of svg.querySelectorAll('[stroke="#000"], [stroke="#000000"]')) node.setAttribute("stroke", "currentColor");
+    for (const node of svg.querySelectorAll('[fill="#000"], [fill="#000000"]')) node.setAttribute("fill", "currentColor");
+    svg.setAttribute("class", `icon ${element.getAttribute("class") ?? ""}`.trim());
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    element.replaceWith(document.importNode(svg, true));
+  }));
+}
+
+/**
+ * Updates every `[data-countdown="F"]` under `root` to `F`'s countdown at `nowMs`
+ * (`Text(timerInterval:pauseTime:countsDown:)`: rounded up, clamped at 0:00, frozen at `pausedAt`, and at
+ * `endDate` once ended).
+ * @param {Element} root
+ * @param {object} activity the protocol's activity object.
+ * @param {number} nowMs epoch ms.
+ */
+export function tickCountdowns(root, activity, nowMs) {
+  const state = activity?.content?.state ?? {};
+  for (const element of root.querySelectorAll("[data-countdown]")) {
+    const range = state[element.dataset.countdown];
+    let startMs = NaN;
+    let endMs = NaN;
+    if (range && typeof range === "object") { startMs = parseDateMs(range.start); endMs = parseDateMs(range.end); }
+    else if (typeof range === "string") { endMs = parseDateMs(range); startMs = Math.min(parseDateMs(activity.startDate), endMs); }
+    let reference = nowMs;
+    const paused = parseDateMs(state.pausedAt);
+    if (Number.isFinite(paused)) reference = Math.min(reference, paused);
+    const ended = parseDateMs(activity.endDate);
+    if ((activity.activityState === "ended" || activity.activityState === "dismissed") && Number.isFinite(ended)) {
+      reference = Math.min(reference, ended);
+    }
+    const text = formatCountdown(remainingSeconds(startMs, endMs, reference));
+    if (element.textContent !== text) element.textContent = text;
+  }
+}

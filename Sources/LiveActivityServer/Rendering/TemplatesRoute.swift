@@ -1,0 +1,32 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityRendering
+
+/// `GET /kinds/{name}/templates/{presentation}`: a kind's Mustache template for one presentation, as text, for
+/// the dashboard, which renders it with `Public/js/mustache.js` over `Public/js/render-context.js`'s context
+/// (the same template and context the static renderings use).
+///
+/// Answers 200 `text/plain` with the template's text only when the server could parse it; 404 (a JSON
+/// `unknown_activity`-shaped error naming the path) when the kind has no such template or its templates failed to
+/// parse, so that the page falls back to the generated default layout exactly when the renderings do. No token
+/// needed: a template shows no activity. Handlers run on the service thread.
+struct TemplatesRoute {
+    /// The current catalog (swapped on reload): the templates' text.
+    var catalog: () -> KindCatalog
+    /// The current catalog's parsed templates: which of them are usable.
+    var templates: () -> KindTemplates
+
+    /// Registers `GET /kinds/{name}/templates/{presentation}`.
+    func register(on router: inout Router) {
+        router.add([.get], "/kinds/{name}/templates/{presentation}") { request in
+            let name = request.parameters["name"] ?? ""
+            let file = request.parameters["presentation"] ?? ""
+            guard let presentation = Presentation(rawValue: file), templates().template(kind: name, presentation: presentation) != nil,
+                  let text = catalog().folders[name]?.templates[file] else {
+                return .error(.notFound, ProtocolError(.invalidField, field: "presentation",
+                                                       message: "no usable template \(String(name.prefix(64)))/\(String(file.prefix(32))).html"))
+            }
+            return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+        }
+    }
+}
