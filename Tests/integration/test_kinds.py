@@ -152,7 +152,7 @@ def test_extra_kind_folders_load_and_bad_ones_are_skipped(start_server, tmp_path
     assert status == 200 and [k["name"] for k in json.loads(body)["kinds"]] == ["workout", "emoji"]
     log = "\n".join(srv.stderr_lines)
     assert re.search(r"kind folder skipped.*broken/kind\.json:3: not valid JSON", log), log
-    assert re.search(r"kind folder skipped.*interval.*no validator yet", log), log
+    assert re.search(r"kind folder skipped.*interval.*no Attributes\.swift", log), log
     assert re.search(r"kind folder skipped.*already loaded", log), log
     assert start_emoji(srv)  # the others keep working
 
