@@ -102,6 +102,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:)``.
     /// Service thread only once the server runs.
     private(set) var kindCatalog: KindCatalog
+    /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
+    let kindWatcher = Locked<KindFolderWatcher?>(nil)
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
@@ -159,10 +161,13 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
 
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
-    /// activities keep their state and find their kind again by `attributesType`. Service thread only.
+    /// activities keep their state and find their kind again by `attributesType`; those that no longer validate
+    /// are kept and marked with ``Activity/kindProblem``. Service thread only.
     func replaceKinds(_ catalog: KindCatalog) {
         kindCatalog = catalog
         pipeline.replaceKinds(catalog.registry)
+        // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).
+        storeStage.told?.replaceKinds(catalog.registry)
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -195,6 +200,14 @@ public final class LiveActivityServer: @unchecked Sendable {
                 throw error
             }
         }
+        if !configuration.extraKindsDirectories.isEmpty {
+            let watcher = KindFolderWatcher(directories: configuration.extraKindsDirectories) { [weak self] in
+                self?.logger.info("kind folder changed on disk; reloading")
+                self?.reloadKinds()
+            }
+            kindWatcher.withLock { $0 = watcher }
+            watcher.start()
+        }
         return port
     }
 
@@ -208,6 +221,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
         apnsListener.withLock { $0 }?.stop()
+        kindWatcher.withLock { $0 }?.stop()
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wakeServiceThread()
     }

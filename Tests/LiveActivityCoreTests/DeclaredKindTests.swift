@@ -96,3 +96,24 @@ struct DeclaredKindTests {
         #expect(stricter.problem(attributes: attributes, state: state)?.contains("content.state.note") == true)
     }
 }
+
+/// A reload with a stricter declaration marks the activity, and keeps it.
+struct DeclaredKindReloadTests {
+    @Test func replaceKindsMarksAndKeeps() throws {
+        let kind = try DeclaredKindTests.kind(metadata: KindMetadata(name: "interval"))
+        var center = DeclaredKindTests.center(kind)
+        var ids = IDs()
+        let start = #"{"type":"start","attributesType":"interval","attributes":{"athlete":"Ada","plan":"5x5"},"content":{"state":{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:10:00Z"}},"relevanceScore":0}}"#
+        let command = try ClientMessage.parse(Array(start.utf8), kinds: center.kinds).command.get()
+        _ = try center.apply(command, now: t0, newID: { ids.make() })
+        #expect(center.activities["a1"]?.kindProblem == nil)
+        let stricter = try DeclaredKindTests.kind(DeclarationFixtures.intervalWorkout.replacingOccurrences(of: "var note: String?", with: "var note: String"),
+                                                  metadata: KindMetadata(name: "interval"))
+        center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [stricter]))
+        #expect(center.activities["a1"]?.kindProblem?.contains("content.state.note") == true)
+        center.replaceKinds(KindRegistry.builtIn)
+        #expect(center.activities["a1"]?.kindProblem?.contains("no longer loaded") == true)
+        center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [kind]))
+        #expect(center.activities["a1"]?.kindProblem == nil)
+    }
+}
