@@ -162,12 +162,16 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
     /// activities keep their state and find their kind again by `attributesType`; those that no longer validate
-    /// are kept and marked with ``Activity/kindProblem``. Service thread only.
+    /// are kept and marked with ``Activity/kindProblem``; when a mark changes, watching clients get a fresh
+    /// snapshot (as after a store reload). Service thread only.
     func replaceKinds(_ catalog: KindCatalog) {
+        let marksBefore = center.activities.mapValues(\.kindProblem)
         kindCatalog = catalog
         pipeline.replaceKinds(catalog.registry)
         // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).
         storeStage.told?.replaceKinds(catalog.registry)
+        guard center.activities.mapValues(\.kindProblem) != marksBefore else { return }
+        for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
     }
 
     /// Starts the service thread and returns once the server listens.

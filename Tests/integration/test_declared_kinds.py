@@ -250,7 +250,15 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
             return ack["activityId"]
     aid = run(start())
     source = kinds / "interval" / "Attributes.swift"
-    source.write_text(ATTRIBUTES_SWIFT.replace("var note: String?", "var note: String"))  # made required
+
+    async def watch_the_change():
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            source.write_text(ATTRIBUTES_SWIFT.replace("var note: String?", "var note: String"))  # made required
+            fresh = await recv_until(ws, lambda m: m["type"] == "snapshot", timeout=10)
+            marked = [a for a in fresh["activities"] if a["id"] == aid]
+            assert marked and "content.state.note" in marked[0].get("kindProblem", ""), fresh
+    run(watch_the_change())
     deadline = time.monotonic() + 10
     activity = {}
     while time.monotonic() < deadline:
