@@ -108,6 +108,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The catalog's templates, parsed when it was loaded (a kind whose template fails to parse is drawn with
     /// the default layout). Service thread only once the server runs.
     private(set) var kindTemplates: KindTemplates
+    /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
+    let kindWatcher = Locked<KindFolderWatcher?>(nil)
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
@@ -167,11 +169,18 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
 
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
-    /// activities keep their state and find their kind again by `attributesType`. Service thread only.
+    /// activities keep their state and find their kind again by `attributesType`; those that no longer validate
+    /// are kept and marked with ``Activity/kindProblem``; when a mark changes, watching clients get a fresh
+    /// snapshot (as after a store reload). Service thread only.
     func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
+        let marksBefore = center.activities.mapValues(\.kindProblem)
         kindCatalog = catalog
         kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
         pipeline.replaceKinds(catalog.registry)
+        // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).
+        storeStage.told?.replaceKinds(catalog.registry)
+        guard center.activities.mapValues(\.kindProblem) != marksBefore else { return }
+        for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -204,6 +213,14 @@ public final class LiveActivityServer: @unchecked Sendable {
                 throw error
             }
         }
+        if !configuration.extraKindsDirectories.isEmpty {
+            let watcher = KindFolderWatcher(directories: configuration.extraKindsDirectories) { [weak self] in
+                self?.logger.info("kind folder changed on disk; reloading")
+                self?.reloadKinds()
+            }
+            kindWatcher.withLock { $0 = watcher }
+            watcher.start()
+        }
         return port
     }
 
@@ -217,6 +234,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
         apnsListener.withLock { $0 }?.stop()
+        kindWatcher.withLock { $0 }?.stop()
         stopRequested.store(true, ordering: .sequentiallyConsistent)
         wakeServiceThread()
     }

@@ -2,11 +2,18 @@ import Foundation
 import LiveActivityClient
 import LiveActivityCommandLine
 import LiveActivityCore
+import LiveActivityServer
 
-/// `liveactivity kinds list`: prints the activity kinds the server accepts (`GET /kinds`).
+/// `liveactivity kinds list`: prints the activity kinds the server accepts (`GET /kinds`);
+/// `liveactivity kinds check DIR`: checks kind folders on disk, with no server.
 enum KindsCommand {
     static let usage = """
     usage: liveactivity kinds list [--json] [--server URL] [--token TOKEN] [--timeout SECONDS]
+           liveactivity kinds check DIR
+
+    check: reads every kind folder of DIR as `serve --kinds DIR` would (kind.json, Attributes.swift, the
+    templates) and prints one line per kind that reads; exit 0 when all do, else 1 with one
+    `file:line: message` line per problem on standard error. Needs no server.
 
     Prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
     field and its presentations (a table, or the server's JSON with --json). Reads GET /kinds on the
@@ -19,6 +26,7 @@ enum KindsCommand {
     /// - Returns: the exit status (0, 1 refused, 2 usage error, 3 cannot connect).
     static func run(_ arguments: [String]) -> Int32 {
         if ClientRunner.wantsHelp(arguments) { print(usage); return 0 }
+        if arguments.first == "check" { return check(Array(arguments.dropFirst())) }
         var options = ClientOptions()
         var json = false
         var subcommand: String?
@@ -30,10 +38,10 @@ enum KindsCommand {
                 return true
             }, positional: { value throws(UsageError) in
                 guard subcommand == nil else { throw UsageError("unexpected argument \"\(value)\"") }
-                guard value == "list" else { throw UsageError("unknown kinds command \"\(value)\"; expected list") }
+                guard value == "list" else { throw UsageError("unknown kinds command \"\(value)\"; expected list or check") }
                 subcommand = value
             })
-            guard subcommand != nil else { throw UsageError("missing kinds command (list)") }
+            guard subcommand != nil else { throw UsageError("missing kinds command (list or check)") }
         } catch {
             return ClientRunner.usageError("kinds", error)
         }
@@ -70,5 +78,18 @@ enum KindsCommand {
         }
         _ = writeOutput(lines.joined(separator: "\n") + "\n")
         return 0
+    }
+
+    /// Runs `kinds check DIR`.
+    /// - Returns: 0 when every folder reads, 1 with `file:line: message` lines on standard error, 2 for a usage error.
+    static func check(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 1, let directory = arguments.first, !directory.hasPrefix("-") else {
+            return ClientRunner.usageError("kinds", UsageError("kinds check takes one folder of kind folders: liveactivity kinds check DIR"))
+        }
+        let result = KindCheck.check(URL(fileURLWithPath: directory))
+        let lines = result.kinds.map { "ok\t\($0.name)\t\($0.path)" }
+        if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
+        for problem in result.problems { printError(problem) }
+        return result.problems.isEmpty ? 0 : 1
     }
 }

@@ -38,6 +38,7 @@ public struct ActivityCenter: Sendable {
         self.activities = Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
         self.sequence = sequence
         self.maximumLive = maximumLive
+        markKindProblems()
     }
 
     // MARK: Queries
@@ -149,6 +150,7 @@ public struct ActivityCenter: Sendable {
         if timer != activity.timer { activity.timerFinished = false }
         activity.timer = timer
         if activity.activityState == .stale { activity.activityState = .active }
+        activity.kindProblem = kindProblem(of: activity)
         activities[activity.id] = activity
         return Outcome(activityId: activity.id, events: [event(.updated, activity, alert: command.alert)])
     }

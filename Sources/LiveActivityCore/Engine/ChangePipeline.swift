@@ -196,10 +196,11 @@ public struct ChangePipeline {
     public var kinds: KindRegistry { committed.kinds }
 
     /// Swaps the kinds of both centers (a reload of the kind folders); activities keep their state and find
-    /// their kind again by `attributesType`, so changes already waiting are unaffected.
+    /// their kind again by `attributesType`, so changes already waiting are unaffected; those that no longer
+    /// validate are marked (``Activity/kindProblem``).
     public mutating func replaceKinds(_ kinds: KindRegistry) {
-        committed.kinds = kinds
-        speculative.kinds = kinds
+        committed.replaceKinds(kinds)
+        speculative.replaceKinds(kinds)
     }
 
     /// Whether nothing is waiting (no change, no barrier).

@@ -18,6 +18,15 @@ public protocol ActivityKind: Sendable {
     /// - Throws: ``ProtocolError`` naming the key path that does not decode.
     func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?)
 
+    /// Validates the fixed attributes in Swift's default `Codable` form, as an APNs start push carries them.
+    /// - Returns: the normalised attributes (in this protocol's form).
+    /// - Throws: ``ProtocolError`` naming the key path that does not decode.
+    func attributes(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> JSONValue
+
+    /// What the app's type would silently ignore in a Codable-form value (unknown keys, extra range
+    /// elements), one sentence each, for the push inspector; empty when nothing is ignored or the value does not decode.
+    func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String]
+
     /// Validates and normalises the fixed attributes.
     /// - Parameters:
     ///   - value: the `attributes` field as received.
@@ -55,6 +64,26 @@ extension ActivityKind {
     /// The key of the countdown inside the state (`workoutTimer`), for naming its dates in errors;
     /// `"timer"` for kinds without one.
     public var timerKey: String { metadata.countdown ?? "timer" }
+
+    /// The protocol form's validation (``attributes(from:field:)``): the built-in kinds accept both forms.
+    public func attributes(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
+        try attributes(from: value, field: field)
+    }
+
+    /// None: the built-in kinds do not report ignored keys.
+    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String] { [] }
+
+    /// Why an activity's stored attributes and state no longer validate under this kind (after its
+    /// declaration changed), or `nil` when they do: `content.state.heartRate: required field is missing`.
+    public func problem(attributes: JSONValue, state: JSONValue) -> String? {
+        do throws(ProtocolError) {
+            _ = try self.attributes(from: attributes, field: "attributes")
+            _ = try self.state(from: state, field: "content.state")
+            return nil
+        } catch {
+            return error.message
+        }
+    }
 
     /// None: kinds with date attributes list them.
     public func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] { [] }

@@ -15,9 +15,13 @@ public struct KindFolder: Sendable, Equatable {
     public var templates: [String: String]
     /// The text of `Attributes.swift`, when present (read by the declaration reader).
     public var attributesSource: String?
+    /// Whether the folder has a `kind.json` (without one, a declared kind's wire name is its struct's name).
+    public var hasKindJSON: Bool
 
     /// Creates a folder value.
-    public init(path: String, metadata: KindMetadata, templates: [String: String] = [:], attributesSource: String? = nil) {
+    public init(path: String, metadata: KindMetadata, templates: [String: String] = [:], attributesSource: String? = nil,
+                hasKindJSON: Bool = true) {
+        self.hasKindJSON = hasKindJSON
         self.path = path
         self.metadata = metadata
         self.templates = templates
@@ -44,6 +48,7 @@ public struct KindFolder: Sendable, Equatable {
         for presentation in templateFiles {
             if let text = files["\(presentation).html"] { templates[presentation] = text }
         }
-        return KindFolder(path: path, metadata: metadata, templates: templates, attributesSource: files["Attributes.swift"])
+        return KindFolder(path: path, metadata: metadata, templates: templates, attributesSource: files["Attributes.swift"],
+                          hasKindJSON: files["kind.json"] != nil)
     }
 }

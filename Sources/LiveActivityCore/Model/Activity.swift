@@ -37,6 +37,10 @@ public struct Activity: Sendable, Hashable, Encodable {
     /// The broadcast channel it is subscribed to (iOS 18 `PushType.channel`): a `start` with `channelId`, or a
     /// push-to-start with `input-push-channel`; broadcasts to the channel update it. `nil` for none.
     public var channelId: String?
+    /// Why its attributes or state no longer validate under its kind (its `Attributes.swift` changed, or its
+    /// kind is gone), e.g. `content.state.note: required field is missing`; `nil` when they do. Computed by
+    /// the engine when kinds load (``ActivityCenter/markKindProblems()``), never stored: the activity is kept as it was.
+    public var kindProblem: String?
 
     /// Creates an activity.
     public init(id: String, attributesType: String, attributes: JSONValue, content: ActivityContent, timer: TimerRange?,
@@ -56,7 +60,7 @@ public struct Activity: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail, channelId
+        case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail, channelId, kindProblem
     }
 
     /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
@@ -74,6 +78,7 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(pushToken, forKey: .pushToken)
         try container.encodeIfPresent(thumbnail, forKey: .thumbnail)
         try container.encodeIfPresent(channelId, forKey: .channelId)
+        try container.encodeIfPresent(kindProblem, forKey: .kindProblem)
     }
 }
 

@@ -15,6 +15,8 @@ extension ActivityCenter {
         public var cause: PushCause? = nil
         /// For an applied push: what iOS would do that the sender may not expect (a stale date already past).
         public var warning: String? = nil
+        /// Keys of `content-state` and `attributes` the app's type would silently ignore (declared kinds).
+        public var warnings: [String] = []
     }
 
     /// How far ahead of the device's clock a push `timestamp` may be: iOS drops pushes dated more than 8 hours
@@ -64,6 +66,7 @@ extension ActivityCenter {
             if let future = futureTimestamp(push, now: now, activity) { return future }
             outcome = push.event == .update ? updateFromPush(push, activity, now: now) : endFromPush(push, activity, now: now)
         }
+        outcome.warnings = ignoredKeys(push, activityId: outcome.activityId)
         if outcome.verdict == .applied {
             outcome.events += advance(to: now)
             if push.event != .end, let stale = push.staleDate, stale <= now {
@@ -177,6 +180,24 @@ extension ActivityCenter {
         return nil
     }
 
+    /// What the app would ignore in the push's `content-state` and `attributes`, by the kind of the
+    /// activity addressed or started (or named by `attributes-type`).
+    private func ignoredKeys(_ push: APNsPush, activityId: String?) -> [String] {
+        let kind: (any ActivityKind)?
+        if let activityId, let activity = activities[activityId] {
+            kind = try? self.kind(of: activity)
+        } else {
+            kind = push.attributesType.flatMap { kinds.kind(forPushType: $0) }
+        }
+        guard let kind else { return [] }
+        var warnings: [String] = []
+        if let state = push.contentState { warnings += kind.warnings(inCodable: state, as: .contentState, field: "aps.content-state") }
+        if push.event == .start, let attributes = push.attributes {
+            warnings += kind.warnings(inCodable: attributes, as: .attributes, field: "aps.attributes")
+        }
+        return warnings
+    }
+
     /// A number as people write it (no `.0` for whole numbers).
     static func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
@@ -200,7 +221,7 @@ extension ActivityCenter {
         do throws(ProtocolError) {
             let attributes: JSONValue
             do throws(ProtocolError) {
-                attributes = try kind.attributes(from: attributesValue, field: "aps.attributes")
+                attributes = try kind.attributes(fromCodable: attributesValue, field: "aps.attributes")
             } catch {
                 return dropped(.undecodableAttributes, error.message)
             }

@@ -16,7 +16,8 @@ public struct PushResult: Sendable, Equatable, Encodable {
     public var activityIds: [String]?
     /// For status 200: the ``PushCause`` of an ignored or dropped push, or `staleDateInPast` for an applied one.
     public var cause: String?
-    /// For an applied push: what iOS would do that the sender may not expect.
+    /// For an applied push: what iOS would do that the sender may not expect (a stale date already past), and
+    /// the keys the app's type would silently ignore (``ActivityCenter/PushOutcome/warnings``), joined by `; `.
     public var warning: String?
 
     /// A refusal.
@@ -45,6 +46,7 @@ public struct PushResult: Sendable, Equatable, Encodable {
         detail = outcome.verdict.reason
         activityId = outcome.activityId
         cause = outcome.cause?.rawValue
-        warning = outcome.warning
+        let warnings = (outcome.warning.map { [$0] } ?? []) + outcome.warnings
+        warning = warnings.isEmpty ? nil : warnings.joined(separator: "; ")
     }
 }

@@ -82,9 +82,11 @@ public enum StoredActivity {
         return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText, kinds: kinds), alert: alert)
     }
 
+    /// The wire object without `kindProblem`, which is worked out again under the kinds loaded (never stored).
     private static func wireObject(_ activity: Activity) -> [String: JSONValue] {
         guard let data = try? MessageEncoder.encoder.encode(activity),
-              case .object(let object)? = try? JSONValue.parse(Array(data)) else { return [:] }
+              case .object(var object)? = try? JSONValue.parse(Array(data)) else { return [:] }
+        object.removeValue(forKey: "kindProblem")
         return object
     }
 

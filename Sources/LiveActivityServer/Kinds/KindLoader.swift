@@ -4,7 +4,7 @@ import LiveActivityCore
 /// Reads kind folders from disk into a ``KindCatalog``.
 ///
 /// Each directory given holds one folder per kind (`Kinds/workout/`, `Kinds/emoji/`). A folder that cannot be
-/// read (bad `kind.json`, no Swift implementation yet for its kind) is skipped with an error in the log
+/// read (bad `kind.json`, an `Attributes.swift` the declaration reader refuses) is skipped with an error in the log
 /// naming the file and line; the others keep working. The built-in kinds are always there: when their
 /// folders are missing or bad, they keep their default metadata.
 enum KindLoader {
@@ -38,16 +38,18 @@ enum KindLoader {
         var kinds: [any ActivityKind] = []
         var byName: [String: KindFolder] = [:]
         for folder in folders {
-            guard byName[folder.metadata.name] == nil else {
-                errors.append(KindFolderError(file: folder.path, line: nil, message: "a kind named \"\(folder.metadata.name)\" is already loaded; skipped"))
+            let kind: any ActivityKind
+            do throws(KindFolderError) {
+                kind = try KindRegistry.kind(for: folder)
+            } catch {
+                errors.append(error)
                 continue
             }
-            guard let kind = KindRegistry.builtInKind(for: folder.metadata) else {
-                errors.append(KindFolderError(file: folder.path, line: nil,
-                                              message: "kind \"\(folder.metadata.name)\" has no validator yet (declared kinds need the Attributes.swift reader); skipped"))
+            guard byName[kind.attributesType] == nil else {
+                errors.append(KindFolderError(file: folder.path, line: nil, message: "a kind named \"\(kind.attributesType)\" is already loaded; skipped"))
                 continue
             }
-            byName[folder.metadata.name] = folder
+            byName[kind.attributesType] = folder
             kinds.append(kind)
         }
         for kind in KindRegistry.builtIn.all where byName[kind.attributesType] == nil {

@@ -1,0 +1,49 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityRendering
+
+/// What `liveactivity kinds check DIR` reports: every kind folder of a directory read as the server reads it.
+///
+/// Each folder's `kind.json` and `Attributes.swift` are read into a kind (``KindRegistry/kind(for:)``) and
+/// each template is parsed (``MustacheTemplate/init(parsing:name:)``). Nothing is served; no server is needed.
+public struct KindCheck: Sendable {
+    /// The kinds that read, as `(wire name, folder path)`, in folder order.
+    public var kinds: [(name: String, path: String)]
+    /// One `file:line: message` per problem, in folder order (an empty list: every folder reads).
+    public var problems: [String]
+
+    /// Checks every kind folder of `directory`.
+    /// - Parameter directory: a folder of kind folders (`Kinds/`, or what `serve --kinds` is given).
+    /// - Returns: the kinds that read and the problems; a missing or unreadable `directory` is one problem.
+    public static func check(_ directory: URL) -> KindCheck {
+        var result = KindCheck(kinds: [], problems: [])
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            result.problems.append("\(directory.path): not a folder of kind folders")
+            return result
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+        for name in names where !name.hasPrefix(".") {
+            let folderURL = directory.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: folderURL.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            do throws(KindFolderError) {
+                let folder = try KindLoader.read(folderURL, name: name)
+                let kind = try KindRegistry.kind(for: folder)
+                var fine = true
+                for presentation in folder.presentations {
+                    let file = "\(folder.path)/\(presentation).html"
+                    do throws(TemplateError) {
+                        _ = try MustacheTemplate(parsing: folder.templates[presentation] ?? "", name: file)
+                    } catch {
+                        result.problems.append(error.description)
+                        fine = false
+                    }
+                }
+                if fine { result.kinds.append((kind.attributesType, folder.path)) }
+            } catch {
+                result.problems.append(error.description)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import LiveActivityCore
+
+/// A kind read from an app's `Attributes.swift` (issue 17's interval workout), without sockets: both forms,
+/// the countdown, push verdicts in Swift's terms, ignored-key warnings, and a changed declaration.
+struct DeclaredKindTests {
+    static let startToken = String(repeating: "cd", count: 32)
+    static var ref0: Double { t0.timeIntervalSinceReferenceDate }
+
+    static func kind(_ source: String = DeclarationFixtures.intervalWorkout, metadata: KindMetadata? = nil) throws -> DeclaredKind {
+        try DeclaredKind(declaration: try ActivityDeclaration(swiftSource: source), metadata: metadata)
+    }
+
+    static func center(_ kind: DeclaredKind) -> ActivityCenter {
+        ActivityCenter(kinds: KindRegistry(KindRegistry.builtIn.all + [kind]))
+    }
+
+    static func push(_ text: String) throws -> APNsPush {
+        try APNsPush.parse(try JSONValue.parse(Array(text.utf8)))
+    }
+
+    static let state = #"{"heartRate":150,"distance":1.5,"phase":"work","interval":[\#(ref0),\#(ref0 + 60)]}"#
+
+    @Test func wireNameIsTheStructsWithoutKindJSON() throws {
+        let kind = try Self.kind()
+        #expect(kind.attributesType == "IntervalWorkoutAttributes")
+        #expect(kind.metadata.countdown == "interval")
+        let named = try Self.kind(metadata: KindMetadata(name: "interval"))
+        #expect(named.attributesType == "interval" && named.swiftTypeNames == ["IntervalWorkoutAttributes"])
+    }
+
+    @Test func countdownMustBeADateField() throws {
+        #expect(throws: ProtocolError.self) { try Self.kind(metadata: KindMetadata(name: "x", countdown: "heartRate")) }
+        #expect(throws: ProtocolError.self) { try Self.kind(metadata: KindMetadata(name: "x", countdown: "nope")) }
+    }
+
+    @Test func protocolFormNormalisesAndFindsTheCountdown() throws {
+        let kind = try Self.kind()
+        let value = try JSONValue.parse(Array(#"{"heartRate":1,"distance":2,"phase":"rest","interval":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:10:00Z"},"pausedAt":"2026-12-01T10:05:00Z"}"#.utf8))
+        let (state, timer) = try kind.state(from: value, field: "content.state")
+        #expect(timer?.end.timeIntervalSince(timer!.start) == 600)
+        #expect(timer?.pausedAt != nil)
+        #expect(state["pausedAt"] == .string("2026-12-01T10:05:00.000Z"))
+        // resume: the mark goes, the range moves
+        let resumed = kind.state(state, with: TimerRange(start: timer!.start + 60, end: timer!.end + 60))
+        #expect(resumed["pausedAt"] == nil && resumed["heartRate"] == .number(1))
+        #expect(throws: ProtocolError.self) { try kind.state(from: .object(["heartRate": .number(1)]), field: "content.state") }
+    }
+
+    @Test func codableFailuresSpeakSwift() throws {
+        let kind = try Self.kind()
+        func failure(_ state: String) -> ProtocolError? {
+            do throws(ProtocolError) {
+                _ = try kind.state(fromCodable: try! JSONValue.parse(Array(state.utf8)), field: "aps.content-state")
+                return nil
+            } catch { return error }
+        }
+        let missing = failure(#"{"distance":1.5,"phase":"work","interval":[\#(Self.ref0),\#(Self.ref0 + 60)]}"#)
+        #expect(missing?.message.contains(#"keyNotFound "heartRate""#) == true)
+        #expect(missing?.field == "aps.content-state.heartRate")
+        let mismatch = failure(#"{"heartRate":1,"distance":1.5,"phase":"work","interval":[\#(Self.ref0),"soon"]}"#)
+        #expect(mismatch?.message.contains("typeMismatch Double at interval[1]") == true)
+        let sprint = failure(#"{"heartRate":1,"distance":1.5,"phase":"sprint","interval":[\#(Self.ref0),\#(Self.ref0 + 60)]}"#)
+        #expect(sprint?.message.contains(#"dataCorrupted: invalid enum raw value "sprint" for Phase"#) == true)
+    }
+
+    @Test func pushesAreJudgedInSwiftsTermsAndWarnAboutIgnoredKeys() throws {
+        var center = Self.center(try Self.kind())
+        var ids = IDs()
+        let start = #"{"aps":{"timestamp":\#(t0.timeIntervalSince1970),"event":"start","attributes-type":"IntervalWorkoutAttributes","attributes":{"athlete":"Ada","plan":"5x5","coach":"Bo"},"content-state":\#(Self.state),"alert":{"title":"Go","body":"Go"}}}"#
+        let started = try center.applyPush(try Self.push(start), pushToken: Self.startToken, pushToStartToken: Self.startToken,
+                                           now: t0, newID: { ids.make() })
+        #expect(started.verdict == .applied)
+        #expect(started.warnings.contains { $0.contains("coach") })
+        let token = try #require(center.activities["a1"]?.pushToken)
+        #expect(center.activities["a1"]?.timer != nil)
+
+        let bad = #"{"aps":{"timestamp":\#(t0.timeIntervalSince1970 + 1),"event":"update","content-state":{"distance":1,"phase":"work","interval":[\#(Self.ref0),\#(Self.ref0 + 60)]}}}"#
+        let dropped = try center.applyPush(try Self.push(bad), pushToken: token, pushToStartToken: Self.startToken, now: t0 + 1, newID: { ids.make() })
+        #expect(dropped.verdict.name == "dropped" && dropped.cause == .undecodableContentState)
+        #expect(dropped.verdict.reason?.contains(#"keyNotFound "heartRate""#) == true)
+
+        let extra = #"{"aps":{"timestamp":\#(t0.timeIntervalSince1970 + 2),"event":"update","content-state":{"heartRate":1,"hartRate":2,"distance":1,"phase":"rest","interval":[\#(Self.ref0),\#(Self.ref0 + 60)]}}}"#
+        let applied = try center.applyPush(try Self.push(extra), pushToken: token, pushToStartToken: Self.startToken, now: t0 + 2, newID: { ids.make() })
+        #expect(applied.verdict == .applied)
+        #expect(PushResult(applied, apnsId: "x").warning?.contains("hartRate") == true)
+    }
+
+    @Test func aChangedDeclarationReportsTheProblem() throws {
+        let kind = try Self.kind()
+        let (state, _) = try kind.state(fromCodable: try JSONValue.parse(Array(Self.state.utf8)), field: "s")
+        let attributes = try kind.attributes(from: .object(["athlete": .string("Ada"), "plan": .string("tabata")]), field: "a")
+        #expect(kind.problem(attributes: attributes, state: state) == nil)
+        let stricter = try Self.kind(DeclarationFixtures.intervalWorkout.replacingOccurrences(of: "var note: String?", with: "var note: String"))
+        #expect(stricter.problem(attributes: attributes, state: state)?.contains("content.state.note") == true)
+    }
+}
+
+/// A reload with a stricter declaration marks the activity, and keeps it.
+struct DeclaredKindReloadTests {
+    @Test func replaceKindsMarksAndKeeps() throws {
+        let kind = try DeclaredKindTests.kind(metadata: KindMetadata(name: "interval"))
+        var center = DeclaredKindTests.center(kind)
+        var ids = IDs()
+        let start = #"{"type":"start","attributesType":"interval","attributes":{"athlete":"Ada","plan":"5x5"},"content":{"state":{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:10:00Z"}},"relevanceScore":0}}"#
+        let command = try ClientMessage.parse(Array(start.utf8), kinds: center.kinds).command.get()
+        _ = try center.apply(command, now: t0, newID: { ids.make() })
+        #expect(center.activities["a1"]?.kindProblem == nil)
+        let stricter = try DeclaredKindTests.kind(DeclarationFixtures.intervalWorkout.replacingOccurrences(of: "var note: String?", with: "var note: String"),
+                                                  metadata: KindMetadata(name: "interval"))
+        center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [stricter]))
+        #expect(center.activities["a1"]?.kindProblem?.contains("content.state.note") == true)
+        center.replaceKinds(KindRegistry.builtIn)
+        #expect(center.activities["a1"]?.kindProblem?.contains("no longer loaded") == true)
+        center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [kind]))
+        #expect(center.activities["a1"]?.kindProblem == nil)
+    }
+}

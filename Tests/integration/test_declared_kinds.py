@@ -1,0 +1,279 @@
+"""A kind that is none of ours, declared the way an app declares it (issue 17, items 4-6): an interval
+workout's `Attributes.swift` in a folder given with `--kinds`.
+
+- Over WebSocket and the CLI its attributes and state are in the protocol's form (ISO-8601 dates,
+  `{"start","end"}` ranges): started, updated, paused, resumed and ended.
+- APNs-shaped pushes (HTTP `POST /3/device/{token}`) carry Swift's Codable form; a push the app could not
+  decode is judged `dropped` with Swift's terms and the key path; keys the app ignores are a warning.
+- A malformed `Attributes.swift` is skipped with `file:line: message`; the server and the other kinds go on.
+- A declaration changed on disk reloads; an activity that no longer decodes is kept, with `kindProblem`.
+- `liveactivity kinds check DIR`: exit 0, or 1 with `file:line: message` lines.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from conftest import liveactivity_bin
+from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
+from wsclient import connect, recv_until, request, run
+
+ATTRIBUTES_SWIFT = """\
+import ActivityKit
+import Foundation
+
+struct IntervalWorkoutAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var heartRate: Int
+        var distance: Double
+        var phase: Phase
+        var interval: ClosedRange<Date>
+        var note: String?
+    }
+
+    enum Plan: String, Codable {
+        case fiveByFive = "5x5"
+        case pyramid
+        case tabata
+    }
+
+    var athlete: String
+    var plan: Plan
+}
+
+enum Phase: String, Codable, Hashable {
+    case warmUp = "warm-up", work, rest
+}
+"""
+
+MALFORMED_SWIFT = """\
+import ActivityKit
+
+struct BrokenAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var tint: Color
+    }
+}
+"""
+
+
+def write_kinds(root: Path) -> Path:
+    kinds = root / "kinds"
+    (kinds / "interval").mkdir(parents=True)
+    (kinds / "interval" / "Attributes.swift").write_text(ATTRIBUTES_SWIFT)
+    (kinds / "interval" / "kind.json").write_text(json.dumps({"name": "interval", "label": "Intervals",
+                                                              "swiftNames": ["IntervalWorkoutAttributes"]}))
+    (kinds / "broken").mkdir()
+    (kinds / "broken" / "Attributes.swift").write_text(MALFORMED_SWIFT)
+    return kinds
+
+
+@pytest.fixture
+def declared(start_server, tmp_path):
+    kinds = write_kinds(tmp_path)
+    return start_server("--kinds", str(kinds)), kinds
+
+
+def get_json(url: str) -> dict:
+    import urllib.request
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def state(now: datetime, heart: int = 140, phase: str = "work", **extra) -> dict:
+    return {"heartRate": heart, "distance": 1.25, "phase": phase,
+            "interval": {"start": iso_ms(now), "end": iso_ms(now + timedelta(minutes=4))}, **extra}
+
+
+def codable_state(now: datetime, **overrides) -> dict:
+    value = {"heartRate": 150, "distance": 2.5, "phase": "rest",
+             "interval": [ref_seconds(now), ref_seconds(now + timedelta(minutes=2))]}
+    value.update(overrides)
+    return value
+
+
+def test_declared_kind_over_websocket(declared):
+    srv, _ = declared
+    kinds = {k["name"]: k for k in get_json(f"{srv.url}/kinds")["kinds"]}
+    assert list(kinds) == ["workout", "emoji", "interval"]
+    assert kinds["interval"]["countdown"] == "interval" and kinds["interval"]["label"] == "Intervals"
+    assert "IntervalWorkoutAttributes" in kinds["interval"]["swiftNames"]
+
+    async def go():
+        now = datetime.now(timezone.utc).replace(microsecond=0)
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "s", "attributesType": "interval",
+                                     "attributes": {"athlete": "Ada", "plan": "5x5"},
+                                     "content": {"state": state(now), "relevanceScore": 0}})
+            assert ack["type"] == "ack", ack
+            aid = ack["activityId"]
+            bad = await request(ws, {"type": "start", "requestId": "b", "attributesType": "interval",
+                                     "attributes": {"athlete": "Ada", "plan": "sprint"},
+                                     "content": {"state": state(now)}})
+            assert bad["type"] == "error" and bad["field"] == "attributes.plan", bad
+            missing = await request(ws, {"type": "update", "requestId": "m", "activityId": aid,
+                                         "content": {"state": {"distance": 1, "phase": "work",
+                                                               "interval": state(now)["interval"]}}})
+            assert missing["type"] == "error" and missing["field"] == "content.state.heartRate", missing
+            ack = await request(ws, {"type": "update", "requestId": "u", "activityId": aid,
+                                     "content": {"state": state(now, heart=171, phase="rest", note="last one")}})
+            assert ack["type"] == "ack", ack
+            for kind in ("pause", "resume"):
+                ack = await request(ws, {"type": kind, "requestId": kind, "activityId": aid})
+                assert ack["type"] == "ack", ack
+            ack = await request(ws, {"type": "extend", "requestId": "x", "activityId": aid, "seconds": 60})
+            assert ack["type"] == "ack", ack
+            current = get_json(f"{srv.url}/api/activities/{aid}")
+            assert current["attributes"] == {"athlete": "Ada", "plan": "5x5"}
+            st = current["content"]["state"]
+            assert st["heartRate"] == 171 and st["note"] == "last one" and st["phase"] == "rest"
+            end = datetime.strptime(st["interval"]["end"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+            assert abs((end - (now + timedelta(minutes=5))).total_seconds()) < 2, st  # extended by 60 s (and the pause)
+            assert current.get("kindProblem") is None
+            ack = await request(ws, {"type": "end", "requestId": "e", "activityId": aid})
+            assert ack["type"] == "ack", ack
+            assert get_json(f"{srv.url}/api/activities/{aid}")["activityState"] == "ended"
+    run(go())
+
+
+def test_declared_kind_over_apns_pushes(declared):
+    srv, _ = declared
+    start_token = push_to_start_token(srv)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ts = int(time.time())
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "IntervalWorkoutAttributes",
+                     "attributes": {"athlete": "Ada", "plan": "pyramid", "coach": "Bo"},
+                     "content-state": codable_state(now), "alert": {"title": "Go", "body": "Intervals"}}}
+    r = http_push(srv.url, start_token, start)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    assert "coach" in r.headers.get("liveactivity-warning", ""), r.headers
+    aid = r.headers["liveactivity-activity-id"]
+    activity = get_json(f"{srv.url}/api/activities/{aid}")
+    assert activity["attributesType"] == "interval"
+    assert activity["content"]["state"]["interval"] == {"start": iso_ms(now), "end": iso_ms(now + timedelta(minutes=2))}
+    token = activity["pushToken"]
+
+    def update(n: int, content_state: dict):
+        return http_push(srv.url, token, {"aps": {"timestamp": ts + n, "event": "update", "content-state": content_state}})
+
+    cases = [
+        ({k: v for k, v in codable_state(now).items() if k != "heartRate"}, 'keyNotFound "heartRate"', "undecodableContentState"),
+        (codable_state(now, interval=[ref_seconds(now), "soon"]), "typeMismatch Double at interval[1]", "undecodableContentState"),
+        (codable_state(now, phase="sprint"), 'dataCorrupted: invalid enum raw value "sprint" for Phase', "undecodableContentState"),
+        (codable_state(now, heartRate=1.5), "heartRate", "undecodableContentState"),
+        (codable_state(now, note=None, distance="far"), "typeMismatch Double at distance", "undecodableContentState"),
+    ]
+    for n, (content_state, words, cause) in enumerate(cases, start=1):
+        r = update(n, content_state)
+        assert r.status == 200 and r.verdict == "dropped", (content_state, r.headers)
+        assert words in r.headers["liveactivity-detail"], (words, r.headers["liveactivity-detail"])
+        assert r.headers["liveactivity-cause"] == cause
+    r = update(10, codable_state(now, heartRate=160, hartRate=1))
+    assert r.verdict == "applied", r.headers
+    assert "hartRate" in r.headers.get("liveactivity-warning", ""), r.headers
+    assert get_json(f"{srv.url}/api/activities/{aid}")["content"]["state"]["heartRate"] == 160
+    # attributes that would not decode: a start dropped with the key path
+    bad_start = json.loads(json.dumps(start))
+    bad_start["aps"]["attributes"] = {"athlete": "Ada"}
+    bad_start["aps"]["timestamp"] = ts + 20
+    r = http_push(srv.url, start_token, bad_start)
+    assert r.verdict == "dropped" and 'keyNotFound "plan"' in r.headers["liveactivity-detail"], r.headers
+    assert r.headers["liveactivity-cause"] == "undecodableAttributes"
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 30, "event": "end", "content-state": codable_state(now)}})
+    assert r.verdict == "applied", r.headers
+
+
+def test_cli_starts_a_declared_kind_and_kinds_check(declared):
+    srv, kinds = declared
+
+    def cli(*args: str, server: bool = True) -> subprocess.CompletedProcess:
+        extra = ["--server", srv.ws_url] if server else []
+        return subprocess.run([str(liveactivity_bin()), *args, *extra], capture_output=True, text=True, timeout=20,
+                              stdin=subprocess.DEVNULL)
+    now = datetime.now(timezone.utc)
+    started = cli("start", "interval", "--attributes", json.dumps({"athlete": "Bo", "plan": "tabata"}),
+                  "--state", json.dumps(state(now)))
+    assert started.returncode == 0, started.stderr
+    aid = started.stdout.strip()
+    assert get_json(f"{srv.url}/api/activities/{aid}")["attributes"]["plan"] == "tabata"
+    refused = cli("start", "interval", "--attributes", json.dumps({"athlete": "Bo", "plan": "tabata"}),
+                  "--state", json.dumps(state(now, phase="sprint")))
+    assert refused.returncode == 1 and "content.state.phase" in refused.stderr, refused.stderr
+
+    check = cli("kinds", "check", str(kinds), server=False)
+    assert check.returncode == 1, (check.stdout, check.stderr)
+    assert re.search(r"broken/Attributes\.swift:5: .*Color", check.stdout + check.stderr), (check.stdout, check.stderr)
+    (kinds / "broken" / "Attributes.swift").unlink()
+    (kinds / "broken").rmdir()
+    (kinds / "interval" / "compact.html").write_text("<b>{{athlete}}</b>\n{{#plan}}unclosed\n")
+    check = cli("kinds", "check", str(kinds), server=False)
+    assert check.returncode == 1 and re.search(r"interval/compact\.html:2:\d+: ", check.stderr), check.stderr
+    (kinds / "interval" / "compact.html").write_text("<b>{{athlete}}</b> {{#note}}{{note}}{{/note}}\n")
+    check = cli("kinds", "check", str(kinds), server=False)
+    assert check.returncode == 0, (check.stdout, check.stderr)
+    assert "interval" in check.stdout
+    assert cli("kinds", "check", str(kinds / "nope"), server=False).returncode == 1
+    assert cli("kinds", "check", server=False).returncode == 2
+
+
+def test_malformed_declaration_is_skipped_and_others_keep_working(declared):
+    srv, _ = declared
+    deadline = time.monotonic() + 5  # standard error is drained on a thread of its own
+    while "kind folder skipped" not in "\n".join(srv.stderr_lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    log = "\n".join(srv.stderr_lines)
+    assert re.search(r"kind folder skipped.*broken/Attributes\.swift:5: .*Color", log), log
+    names = [k["name"] for k in get_json(f"{srv.url}/kinds")["kinds"]]
+    assert names == ["workout", "emoji", "interval"]
+    assert srv.alive()
+
+
+def test_changed_declaration_reloads_and_keeps_the_activity(declared):
+    srv, kinds = declared
+
+    async def start() -> str:
+        now = datetime.now(timezone.utc)
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "s", "attributesType": "interval",
+                                     "attributes": {"athlete": "Ada", "plan": "5x5"},
+                                     "content": {"state": state(now)}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    aid = run(start())
+    source = kinds / "interval" / "Attributes.swift"
+
+    async def watch_the_change():
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            source.write_text(ATTRIBUTES_SWIFT.replace("var note: String?", "var note: String"))  # made required
+            fresh = await recv_until(ws, lambda m: m["type"] == "snapshot", timeout=10)
+            marked = [a for a in fresh["activities"] if a["id"] == aid]
+            assert marked and "content.state.note" in marked[0].get("kindProblem", ""), fresh
+    run(watch_the_change())
+    deadline = time.monotonic() + 10
+    activity = {}
+    while time.monotonic() < deadline:
+        activity = get_json(f"{srv.url}/api/activities/{aid}")
+        if activity.get("kindProblem"):
+            break
+        time.sleep(0.2)
+    assert "content.state.note" in activity.get("kindProblem", ""), activity
+    snapshot = get_json(f"{srv.url}/api/activities")
+    listed = [a for a in snapshot["activities"] if a["id"] == aid]
+    assert listed and "note" in listed[0]["kindProblem"]
+    assert srv.alive()
+    # the fix on disk clears the mark
+    source.write_text(ATTRIBUTES_SWIFT)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and get_json(f"{srv.url}/api/activities/{aid}").get("kindProblem"):
+        time.sleep(0.2)
+    assert get_json(f"{srv.url}/api/activities/{aid}").get("kindProblem") is None
