@@ -266,25 +266,26 @@ def self_signed(tmp_path) -> tuple[Path, Path]:
 
 
 def test_tls_serves_https_and_wss_with_deflate(tmp_path, self_signed):
+    # Generous timeouts: they bound a wait for a state, and a TLS handshake under a loaded sanitizer run is slow.
     cert, key = self_signed
     srv = launch("--memory", "--tls-cert", str(cert), "--tls-key", str(key), cwd=tmp_path,
                  log_name="test_access-tls").wait_listening()
     try:
         assert srv.url.startswith("https://"), srv.stdout
         ctx = ssl.create_default_context(cafile=str(cert))
-        with urllib.request.urlopen(f"https://127.0.0.1:{srv.port}/", timeout=5, context=ctx) as r:
+        with urllib.request.urlopen(f"https://127.0.0.1:{srv.port}/", timeout=30, context=ctx) as r:
             assert r.status == 200 and "text/html" in r.headers["content-type"]
             assert b"<html" in r.read().lower()
         assert healthz(srv.port, ctx)["status"] == "ok"
         # wss with permessage-deflate (websockets offers it by default)
-        with sync_connect(f"wss://127.0.0.1:{srv.port}/ws", ssl=ctx, open_timeout=5) as ws:
+        with sync_connect(f"wss://127.0.0.1:{srv.port}/ws", ssl=ctx, open_timeout=30) as ws:
             ext = ws.response.headers.get("Sec-WebSocket-Extensions", "")
             assert "permessage-deflate" in ext, ext
-            snap = json.loads(ws.recv(timeout=3))
+            snap = json.loads(ws.recv(timeout=15))
             assert snap["type"] == "snapshot" and snap["role"] == "controller"
             ws.send(json.dumps({**START, "requestId": "s"}))
             while True:
-                m = json.loads(ws.recv(timeout=3))
+                m = json.loads(ws.recv(timeout=15))
                 if m.get("requestId") == "s":
                     break
             assert m["type"] == "ack", m
