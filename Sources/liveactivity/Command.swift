@@ -17,7 +17,8 @@ enum Command {
       list      print the activities (table, or --json)
       watch     follow every change live until Ctrl-C (table, or --json lines)
       share     print a read-only link that shows one activity live (expires; revocable)
-      kinds     kinds list: print the activity kinds the server accepts
+      kinds     kinds list: print the activity kinds the server accepts;
+                kinds check DIR: check kind folders (Attributes.swift, kind.json, templates), no server
 
     Client commands talk to --server URL (default ws://127.0.0.1:8080/ws; env LIVEACTIVITY_SERVER).
 

@@ -13,8 +13,9 @@ struct ServeOptions {
       --host ADDRESS          address to listen on (default 127.0.0.1; env LIVEACTIVITY_HOST)
       --port PORT             TCP port, 0 picks a free one (default 8080; env LIVEACTIVITY_PORT)
       --public DIR            folder served at / (default: ./Public, or the Public folder of this checkout)
-      --kinds DIR             a folder of more activity kinds (one folder each: kind.json, templates), loaded
-                              beside the built-in ones in Kinds/ next to the public folder; repeatable
+      --kinds DIR             a folder of more activity kinds (one folder each: Attributes.swift, optional
+                              kind.json and templates), loaded beside the built-in ones in Kinds/ next to
+                              the public folder, reloaded when they change or on SIGHUP; repeatable
       --tls-cert FILE         PEM certificate chain: serve https and wss on the same port
       --tls-key FILE          PEM private key for --tls-cert
 
