@@ -111,6 +111,12 @@ struct DeclaredKindReloadTests {
                                                   metadata: KindMetadata(name: "interval"))
         center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [stricter]))
         #expect(center.activities["a1"]?.kindProblem?.contains("content.state.note") == true)
+        // A marked activity's countdown is not changed either: pause, resume and extend are refused.
+        for json in [#"{"type":"pause","activityId":"a1"}"#, #"{"type":"extend","activityId":"a1","seconds":60}"#] {
+            let change = try ClientMessage.parse(Array(json.utf8), kinds: center.kinds).command.get()
+            let error = #expect(throws: ProtocolError.self) { _ = try center.apply(change, now: t0, newID: { ids.make() }) }
+            #expect(error?.message.contains("no longer matches its kind") == true, "\(String(describing: error))")
+        }
         center.replaceKinds(KindRegistry.builtIn)
         #expect(center.activities["a1"]?.kindProblem?.contains("no longer loaded") == true)
         center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [kind]))

@@ -53,6 +53,11 @@ extension ActivityCenter {
     /// The live activity `id` and its countdown.
     private func countdown(_ id: String, running: Bool) throws(ProtocolError) -> (Activity, TimerRange) {
         let activity = try live(id)
+        if let problem = activity.kindProblem {
+            // Marked by a declaration change: kept as it is until an update gives it a state that decodes.
+            throw ProtocolError(.invalidState, field: "activityId",
+                                message: "activityId: activity \(id) no longer matches its kind (\(problem)); send an update with a state that does")
+        }
         guard let timer = activity.timer else {
             throw ProtocolError(.invalidState, field: "activityId", message: "activityId: activity \(id) has no countdown")
         }
