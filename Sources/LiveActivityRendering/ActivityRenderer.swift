@@ -89,6 +89,23 @@ public struct ActivityRenderer: Sendable {
         return page(title: "No Live Activity", bodyClass: "render", body: body, options: options, now: now)
     }
 
+    /// The document for a render request refused before any activity is looked up (send it with its
+    /// status: 400 for a bad query parameter, 401 without a viewer token, 405 for a method other than GET):
+    /// a heading and one sentence naming the field and what it expected.
+    /// - Parameters:
+    ///   - title: the heading, e.g. `Bad request`.
+    ///   - message: the reason, e.g. `now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z`.
+    public func refusalDocument(title: String, message: String, options: RenderOptions, now: Date) -> String {
+        let body = """
+        <main class="render-stage render-missing" data-signature="refused" data-activity-state="missing">
+        <h1 class="missing-title">\(HTML.escape(title))</h1>
+        <p class="missing-text">\(HTML.escape(String(message.prefix(300))))</p>
+        </main>
+        <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
+        """
+        return page(title: title, bodyClass: "render", body: body, options: options, now: now)
+    }
+
     // MARK: Fragments
 
     /// The markup of one presentation (no document around it).

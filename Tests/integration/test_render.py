@@ -266,8 +266,11 @@ def test_renderings_are_complete_without_javascript(server, browser_without_scri
     assert status == 404 and "No Live Activity" in visible_text(document) and "no-such-id" in document
     status, _, _ = get(f"{server.url}/activities/{ids['yoga']}/render/sideways")
     assert status == 404
-    status, _, _ = get(f"{server.url}/activities/{ids['yoga']}/render/compact?now=yesterday")
-    assert status == 400
+    status, _, document = get(f"{server.url}/activities/{ids['yoga']}/render/compact?now=yesterday")
+    # The page names the parameter, not a missing activity.
+    assert status == 400 and "Bad request" in visible_text(document), visible_text(document)
+    assert 'now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got "yesterday"' in visible_text(document)
+    assert "There is no activity" not in visible_text(document)
 
 
 def test_renderings_need_a_viewer_token_when_the_server_has_one(start_server):

@@ -134,7 +134,8 @@ struct Renderings {
     func miss(_ request: HTTPRequest, _ miss: Router.Miss, context: Context) -> HTTPResponse {
         let options = Self.options(request)
         if case .methodNotAllowed = miss {
-            return .document(.methodNotAllowed, html: renderer.notFoundDocument(id: "", options: options, now: context.now()))
+            return .document(.methodNotAllowed, html: renderer.refusalDocument(
+                title: "Method not allowed", message: "\(request.method.rawValue): a rendering is read with GET", options: options, now: context.now()))
         }
         switch prelude(request, context: context) {
         case .failure(let refusal): return refusal.response
@@ -194,14 +195,16 @@ struct Renderings {
         let atText = request.query("at")
         let at = atText.flatMap(ISODate.parse)
         if let atText, at == nil {
-            return .failure(Refusal(response: .document(.badRequest, html: renderer.notFoundDocument(
-                id: "(at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \(atText.prefix(40)))", options: options, now: requestTime))))
+            return .failure(Refusal(response: .document(.badRequest, html: renderer.refusalDocument(
+                title: "Bad request", message: "at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(atText.prefix(40))\"",
+                options: options, now: requestTime))))
         }
         if let at { now = at }
         if let text = request.query("now") {
             guard let fixed = ISODate.parse(text) else {
-                return .failure(Refusal(response: .document(.badRequest, html: renderer.notFoundDocument(
-                    id: "(now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z)", options: options, now: requestTime))))
+                return .failure(Refusal(response: .document(.badRequest, html: renderer.refusalDocument(
+                    title: "Bad request", message: "now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"",
+                    options: options, now: requestTime))))
             }
             now = fixed
         }
@@ -212,8 +215,9 @@ struct Renderings {
     private func refuseStranger(_ request: HTTPRequest, _ setting: Setting, context: Context) -> HTTPResponse? {
         let role = context.access.role(presenting: request.presentedToken)
         guard role == nil || role == .unauthenticated else { return nil }
-        return .document(.unauthorized, html: renderer.notFoundDocument(
-            id: "(a viewer token is needed: add ?token=… or Authorization: Bearer …)", options: setting.options, now: setting.requestTime))
+        return .document(.unauthorized, html: renderer.refusalDocument(
+            title: "Unauthorized", message: "token: a viewer token is needed (add ?token=… or Authorization: Bearer …)",
+            options: setting.options, now: setting.requestTime))
     }
 
     /// Theme, scale and rendering settings from the query.
