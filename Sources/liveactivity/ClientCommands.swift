@@ -107,11 +107,15 @@ enum StartActivityCommand {
 /// `liveactivity update`: replaces an activity's countdown, optionally with an alert.
 enum UpdateActivityCommand {
     static let usage = """
-    usage: liveactivity update ID --duration DURATION [--relevance N] [--alert-title TITLE --alert-body BODY] [options]
+    usage: liveactivity update ID (--duration DURATION | --state JSON [--stale-date ISO-8601]) [--relevance N]
+                              [--alert-title TITLE --alert-body BODY] [options]
 
-    Restarts the activity's countdown from now, and optionally shows an alert with the update.
+    Restarts the activity's countdown from now, or gives it a new content state, and optionally shows an
+    alert with the update.
 
-      --duration DURATION   new countdown length: 70, 70s, 2m, 1m30s, 1h (required)
+      --duration DURATION   new countdown length: 70, 70s, 2m, 1m30s, 1h (kinds with the shortcut)
+      --state JSON          new ContentState in this protocol's form (any kind; docs/PROTOCOL.md)
+      --stale-date DATE     when the new content goes stale (ISO-8601; with --state)
       --relevance N         new relevance score (default 0)
       --alert-title TITLE   alert title (give --alert-body with it)
       --alert-body BODY     alert body (give --alert-title with it)
@@ -130,10 +134,17 @@ enum UpdateActivityCommand {
         var relevance: Double?
         var alertTitle: String?
         var alertBody: String?
+        var state: JSONValue?
+        var staleDate: String?
         do throws(UsageError) {
             try ClientRunner.parse(arguments, into: &options, option: { name, list throws(UsageError) in
                 switch name {
                 case "--duration": seconds = try ClientRunner.duration(try list.value(for: name))
+                case "--state": state = try StartActivityCommand.object(name, try list.value(for: name))
+                case "--stale-date":
+                    let text = try list.value(for: name)
+                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.prefix(40))\"") }
+                    staleDate = text
                 case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
                 case "--alert-title": alertTitle = try list.value(for: name)
                 case "--alert-body": alertBody = try list.value(for: name)
@@ -145,16 +156,23 @@ enum UpdateActivityCommand {
                 id = value
             })
             guard id != nil else { throw UsageError("missing activity ID") }
-            guard seconds != nil else { throw UsageError("--duration is required") }
+            if state != nil, seconds != nil { throw UsageError("give --state or --duration, not both") }
+            guard seconds != nil || state != nil else { throw UsageError("--duration or --state JSON is required") }
+            if staleDate != nil, state == nil { throw UsageError("--stale-date needs --state") }
             if alertTitle != nil, alertBody == nil { throw UsageError("--alert-title needs --alert-body") }
             if alertBody != nil, alertTitle == nil { throw UsageError("--alert-body needs --alert-title") }
         } catch {
             return ClientRunner.usageError("update", error)
         }
-        var request: [String: JSONValue] = [
-            "type": .string("update"), "activityId": .string(id!), "durationSeconds": .number(seconds!),
-        ]
-        if let relevance { request["relevanceScore"] = .number(relevance) }
+        var request: [String: JSONValue] = ["type": .string("update"), "activityId": .string(id!)]
+        if let state {
+            var content: [String: JSONValue] = ["state": state, "relevanceScore": .number(relevance ?? 0)]
+            if let staleDate { content["staleDate"] = .string(staleDate) }
+            request["content"] = .object(content)
+        } else {
+            request["durationSeconds"] = .number(seconds!)
+            if let relevance { request["relevanceScore"] = .number(relevance) }
+        }
         if let alertTitle, let alertBody {
             request["alert"] = .object(["title": .string(alertTitle), "body": .string(alertBody)])
         }

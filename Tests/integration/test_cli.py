@@ -345,7 +345,7 @@ def test_server_limit_refusal_exits_1(server):
     (["start", "jogging", "--duration", "5", "--relevance", "high"], ["--relevance"]),
     (["start", "jogging", "--duration", "5", "--timeout", "-1"], ["--timeout"]),
     (["update", "--duration", "30s"], ["ID"]),
-    (["update", "abc"], ["--duration"]),
+    (["update", "abc"], ["--duration", "--state"]),
     (["update", "abc", "--duration", "30s", "--alert-title", "T"], ["--alert-body"]),
     (["end"], ["ID"]),
     (["end", "abc", "--all"], ["--all"]),

@@ -180,6 +180,15 @@ def test_cli_lists_kinds_and_starts_any_kind(server):
     activity = started.stdout.strip()
     status, document = get(f"{server.url}/activities/{activity}/render/lock-screen")
     assert status == 200 and "Tea" in visible_text(document) and "🍵" in visible_text(document)
+    # Any kind is updated with --state; --duration only where the kind has the shortcut.
+    updated = cli("update", activity, "--state", '{"emoji":"🍜"}')
+    assert updated.returncode == 0, updated.stderr
+    status, document = get(f"{server.url}/activities/{activity}/render/lock-screen")
+    assert status == 200 and "🍜" in visible_text(document)
+    shortcut = cli("update", activity, "--duration", "30s")
+    assert shortcut.returncode == 1 and "emoji activities have no countdown; send content" in shortcut.stderr, shortcut.stderr
+    both = cli("update", activity, "--duration", "30s", "--state", "{}")
+    assert both.returncode == 2 and "give --state or --duration, not both" in both.stderr, both.stderr
     workout = cli("start", "workout", "--attributes", '{"workout":"yoga"}', "--duration", "60")
     assert workout.returncode == 0, workout.stderr
     refused = cli("start", "emoji", "--attributes", attributes, "--state", '{"emoji":""}')

@@ -227,7 +227,9 @@ public enum ContentInput: Sendable {
             return (content, timer)
         case .duration(let seconds, let relevance):
             guard let (state, timer) = kind.state(counting: seconds, from: now) else {
-                throw .invalid("durationSeconds", "\(kind.attributesType) activities have no countdown; send content")
+                throw .invalid("durationSeconds", kind.metadata.countdown == nil
+                    ? "\(kind.attributesType) activities have no countdown; send content"
+                    : "\(kind.attributesType) activities take no durationSeconds (their kind.json turns the shortcut off); send content")
             }
             return (ActivityContent(state: state, staleDate: timer.end, relevanceScore: relevance), timer)
         case .content(let value, let field):
