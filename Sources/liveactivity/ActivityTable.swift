@@ -1,7 +1,8 @@
 import Foundation
 import LiveActivityClient
 
-/// The human table of activities shown by `list` and `watch`: id, workout, state, remaining time, relevance.
+/// The human table of activities shown by `list` and `watch`: id, activity (the workout, or the kind), state,
+/// remaining time, relevance.
 enum ActivityTable {
     /// Renders `activities` in the given order, one line each after a header line.
     /// - Parameters:
@@ -9,7 +10,7 @@ enum ActivityTable {
     ///   - serverNow: the server's current time, for the countdowns.
     /// - Returns: the table, ending with a newline.
     static func render(_ activities: [ActivitySummary], serverNow: Date) -> String {
-        let header = ["ID", "WORKOUT", "STATE", "REMAINING", "RELEVANCE"]
+        let header = ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
         let rows = activities.map { activity in
             [activity.id, activity.title, activity.state,
              activity.remainingSeconds(at: serverNow).map(clock) ?? "-", number(activity.relevanceScore)]

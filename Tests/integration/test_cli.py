@@ -251,7 +251,7 @@ def test_list_prints_a_table_in_presentation_order(server):
     high = start(server, "aerobics", "2m", "--relevance", "7.5")
     out = ok("list", "--server", server.ws_url)
     lines = out.splitlines()
-    assert lines[0].split() == ["ID", "WORKOUT", "STATE", "REMAINING", "RELEVANCE"], out
+    assert lines[0].split() == ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"], out
     rows = [line.split() for line in lines[1:]]
     assert [r[0] for r in rows] == [high, low], out
     assert rows[0][1:3] == ["aerobics", "active"] and rows[0][4] == "7.5", out
@@ -262,7 +262,7 @@ def test_list_prints_a_table_in_presentation_order(server):
 
 def test_list_when_empty(server):
     assert list_json(server) == []
-    assert ok("list", "--server", server.ws_url).split() == ["ID", "WORKOUT", "STATE", "REMAINING", "RELEVANCE"]
+    assert ok("list", "--server", server.ws_url).split() == ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
 
 
 def test_update_with_alert_reaches_websocket_clients(server):

@@ -9,7 +9,8 @@ public struct ActivitySummary: Sendable, Equatable {
     public var title: String
     /// `activityState`: `active`, `stale`, `ended` or `dismissed`.
     public var state: String
-    /// `content.state.workoutTimer.end` (UTC), when the activity has a countdown.
+    /// The countdown's end (UTC), when the activity has one: `content.state.workoutTimer.end`, or for other
+    /// kinds the `end` of the state's first `{"start","end"}` range (by key order).
     public var timerEnd: Date?
     /// `content.relevanceScore`; higher sorts first.
     public var relevanceScore: Double
@@ -25,9 +26,22 @@ public struct ActivitySummary: Sendable, Equatable {
             ?? value.member("attributesType")?.stringValue ?? "?"
         state = value.member("activityState")?.stringValue ?? "?"
         let content = value.member("content")
-        timerEnd = content?.member("state")?.member("workoutTimer")?.member("end")?.stringValue.flatMap(ISODate.parse)
+        timerEnd = Self.countdownEnd(in: content?.member("state"))
         relevanceScore = content?.member("relevanceScore")?.numberValue ?? 0
         startDate = value.member("startDate")?.stringValue.flatMap(ISODate.parse)
+    }
+
+    /// The end of the countdown in a content state: `workoutTimer`'s, else the first range's (keys sorted).
+    static func countdownEnd(in state: JSONValue?) -> Date? {
+        guard case .object(let members)? = state else { return nil }
+        if let end = members["workoutTimer"]?.member("end")?.stringValue.flatMap(ISODate.parse) { return end }
+        for key in members.keys.sorted() {
+            if members[key]?.member("start")?.stringValue.flatMap(ISODate.parse) != nil,
+               let end = members[key]?.member("end")?.stringValue.flatMap(ISODate.parse) {
+                return end
+            }
+        }
+        return nil
     }
 
     /// Whether the activity is `active` or `stale`, so its countdown runs.

@@ -1,0 +1,28 @@
+import Foundation
+import LiveActivityCore
+import Testing
+@testable import LiveActivityClient
+
+/// `list` and `watch` show the time left for any kind with a `{"start","end"}` countdown, not only workouts.
+struct ActivitySummaryTests {
+    private func summary(_ json: String) throws -> ActivitySummary {
+        try #require(ActivitySummary(try JSONValue.parse(Array(json.utf8))))
+    }
+
+    @Test func aWorkoutsCountdownIsItsWorkoutTimer() throws {
+        let activity = try summary(#"{"id":"a","attributesType":"workout","attributes":{"workout":"yoga"},"activityState":"active","content":{"state":{"workoutTimer":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:10:00Z"}},"relevanceScore":0}}"#)
+        #expect(activity.title == "yoga")
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:09:00Z")!) == 60)
+    }
+
+    @Test func aDeclaredKindsRangeIsItsCountdown() throws {
+        let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"status":"cooking","eta":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:30:00Z"},"driver":null},"relevanceScore":0}}"#)
+        #expect(activity.title == "delivery")
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:29:30Z")!) == 30)
+    }
+
+    @Test func aStateWithoutARangeHasNoCountdown() throws {
+        let activity = try summary(#"{"id":"e","attributesType":"emoji","attributes":{"name":"Tea"},"activityState":"active","content":{"state":{"emoji":"🍵"},"relevanceScore":0}}"#)
+        #expect(activity.remainingSeconds(at: Date()) == nil)
+    }
+}
