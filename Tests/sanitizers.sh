@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds `liveactivity` with AddressSanitizer and with ThreadSanitizer (each in its own scratch path, so the
 # main debug build is untouched) and runs the Python integration tests once against each binary.
-# Fails if a build fails, a test fails, or any sanitizer report appears in a server's stderr (conftest
-# saves each server's output under $LIVEACTIVITY_ARTIFACTS/server-logs/) or in pytest's own output.
+# Fails if a build fails, a test fails, or any sanitizer report appears: each process (server or script
+# client) writes its reports to reports/<sanitizer>.PID (log_path); server stderr (conftest saves it under
+# $LIVEACTIVITY_ARTIFACTS/server-logs/) and pytest's own output are scanned too.
 #
 #   bash Tests/sanitizers.sh                      # address, then thread, all of Tests/integration
 #   bash Tests/sanitizers.sh address              # one sanitizer
@@ -52,22 +53,25 @@ for san in "${SANITIZERS[@]}"; do
 
     artifacts="$ROOT/Tests/artifacts/sanitizer-$san"
     rm -rf "$artifacts"
-    mkdir -p "$artifacts"
+    mkdir -p "$artifacts/reports"
+    # Every process's reports (servers, and the script client the tests run as a subprocess, whose stderr
+    # only shows up in a truncated assertion message) go to their own file: reports/$san.PID.
+    log_path="log_path=$artifacts/reports/$san"
     printf '\n==> pytest against %s (%s)\n' "$bin" "$san"
     t0=$(date +%s)
     # halt_on_error=0 for TSan: report every race, keep serving (the report still fails this script).
     # LeakSanitizer stays on for the server (a leak report at exit fails the test's clean-exit check).
     LIVEACTIVITY_BIN="$bin" LIVEACTIVITY_ARTIFACTS="$artifacts" LIVEACTIVITY_SANITIZER="$san" \
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}" \
-    LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0}" \
-    TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1}" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}:$log_path" \
+    LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/Tests/lsan.supp:print_suppressions=0}:$log_path" \
+    TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1}:$log_path" \
     SWIFT_BACKTRACE=enable=no \
         .venv/bin/python -m pytest "${PYTEST_ARGS[@]}" -q -rfE -p no:cacheprovider \
             --junitxml="$artifacts/junit.xml" 2>&1 | tee "$artifacts/pytest.log"
     pytest_status=${PIPESTATUS[0]}
     test_s=$(( $(date +%s) - t0 ))
 
-    reports=$(grep -lE "$REPORT_RE" "$artifacts"/server-logs/*.log "$artifacts/pytest.log" 2>/dev/null || true)
+    reports=$(grep -lE "$REPORT_RE" "$artifacts"/server-logs/*.log "$artifacts"/reports/* "$artifacts/pytest.log" 2>/dev/null || true)
     result="ok"
     if [ -n "$reports" ]; then
         echo "sanitizers: $san reports in:" >&2

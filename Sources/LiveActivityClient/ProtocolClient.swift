@@ -102,7 +102,10 @@ public final class ProtocolClient: @unchecked Sendable {
         condition.unlock()
         switch outcome {
         case .open: return
-        case .closed(let error): throw error
+        case .closed(let error):
+            // The service loop ends by itself once the connection failed; join it before the caller exits.
+            stopServiceThread()
+            throw error
         case .idle, .connecting:
             stopServiceThread()
             throw ClientError(.timedOut, "no WebSocket handshake with \(configuration.url) within \(configuration.connectTimeout)")
