@@ -135,19 +135,21 @@ let package = Package(
             dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine", "LWSSupport"],
             swiftSettings: swiftSettings
         ),
+        // The built-in kinds read from this checkout's Kinds/ folder, for unit tests (KindRegistry.builtIn).
+        .target(name: "KindFixtures", dependencies: ["LiveActivityCore"], path: "Tests/KindFixtures", swiftSettings: swiftSettings),
         .testTarget(
             name: "LiveActivityCoreTests",
-            dependencies: ["LiveActivityCore"],
+            dependencies: ["LiveActivityCore", "KindFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LiveActivityRenderingTests",
-            dependencies: ["LiveActivityRendering", "LiveActivityCore"],
+            dependencies: ["LiveActivityRendering", "LiveActivityCore", "KindFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LiveActivityStoreTests",
-            dependencies: ["LiveActivityStore", "LiveActivityCore"],
+            dependencies: ["LiveActivityStore", "LiveActivityCore", "KindFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -157,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveActivityServerTests",
-            dependencies: ["LiveActivityServer", "LiveActivityCore", "CZlib"],
+            dependencies: ["LiveActivityServer", "LiveActivityCore", "CZlib", "KindFixtures"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,5 +1,5 @@
 // The emoji app's ActivityAttributes (the seed article's remote-image activity): a named period with a
-// remote thumbnail, and an emoji as its changing state. As EmojiActivity.swift validates it: `name` is
+// remote thumbnail, and an emoji as its changing state. As kind.json's limits bound it: `name` is
 // 1…64 characters, `image` an optional http(s) URL, `endTime` not before `startTime`; `emoji` one grapheme
 // cluster or a short text of at most 16 characters.
 import ActivityKit

@@ -9,12 +9,16 @@ final class ClusterFeed: @unchecked Sendable {
     private let connection: RedisConnection
     private let stream: String
     private let deliver: @Sendable ([ActivityEvent]) -> Void
+    /// The store's kinds, which read each event's countdown.
+    private let kinds: Locked<KindRegistry>
     private let stopped = Atomic<Bool>(false)
     /// Only the feed's thread touches it: the last sequence delivered.
     private var last: UInt64
 
-    init(connection: RedisConnection, stream: String, from sequence: UInt64, deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {
+    init(connection: RedisConnection, stream: String, from sequence: UInt64, kinds: Locked<KindRegistry>,
+         deliver: @escaping @Sendable ([ActivityEvent]) -> Void) {
         self.connection = connection
+        self.kinds = kinds
         self.stream = stream
         self.deliver = deliver
         last = sequence
@@ -38,7 +42,8 @@ final class ClusterFeed: @unchecked Sendable {
                 backoff = 0.2
                 // [[stream, [[id, [field, value]], …]]]
                 guard let entries = reply.elements.first?.elements.dropFirst().first?.elements, !entries.isEmpty else { continue }
-                let events = try entries.map(Self.event(from:)).filter { $0.sequence > last }
+                let registry = kinds.withLock { $0 }
+                let events = try entries.map { entry in try Self.event(from: entry, kinds: registry) }.filter { $0.sequence > last }
                 guard let newest = events.last else { continue }
                 last = newest.sequence
                 deliver(events)
@@ -52,11 +57,11 @@ final class ClusterFeed: @unchecked Sendable {
     }
 
     /// Decodes one stream entry `[id, ["e", stored event]]`.
-    static func event(from entry: RedisReply) throws -> ActivityEvent {
+    static func event(from entry: RedisReply, kinds: KindRegistry) throws -> ActivityEvent {
         let parts = entry.elements
         guard parts.count == 2, let text = parts[1].elements.dropFirst().first?.text else {
             throw ClusterError("malformed event stream entry")
         }
-        return try StoredActivity.decodeEvent(text)
+        return try StoredActivity.decodeEvent(text, kinds: kinds)
     }
 }

@@ -20,6 +20,8 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
     /// Most events the stream keeps (approximately; `XADD MAXLEN ~`).
     public let logCapacity: Int
     private let keys: RedisKeys
+    /// The kinds that read stored countdowns (``useKinds(_:)``), shared with the feed; none until the server says.
+    private let kinds = Locked(KindRegistry([]))
     /// {writeLock} the connection for writes.
     private let connection: RedisConnection
     private let writeLock = NSLock()
@@ -73,7 +75,7 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
             let fields = try checked(try connection.command(["HGETALL", keys.activities])).elements
             var activities: [Activity] = []
             for index in stride(from: 1, to: fields.count, by: 2) {
-                if let text = fields[index].text { activities.append(try StoredActivity.decode(text)) }
+                if let text = fields[index].text { activities.append(try StoredActivity.decode(text, kinds: kinds.withLock { $0 })) }
             }
             return (activities, sequence)
         }
@@ -105,7 +107,8 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
             if sequence > current { return nil }
             if sequence == current { return [] }
             let entries = try checked(try connection.command(["XRANGE", keys.events, "\(sequence + 1)-0", "+"])).elements
-            let events = try entries.map(ClusterFeed.event(from:))
+            let registry = kinds.withLock { $0 }
+            let events = try entries.map { entry in try ClusterFeed.event(from: entry, kinds: registry) }
             guard events.first?.sequence == sequence + 1 else { return nil }
             return events
         }
@@ -121,7 +124,7 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
                 .elements.compactMap(\.text)
             guard !ids.isEmpty else { return [] }
             let stored = try checked(try connection.command(["HMGET", keys.history] + ids)).elements
-            let entries = try stored.compactMap { reply in try reply.text.flatMap { HistoryEntry(try StoredActivity.decode($0)) } }
+            let entries = try stored.compactMap { reply in try reply.text.flatMap { HistoryEntry(try StoredActivity.decode($0, kinds: kinds.withLock { $0 })) } }
             return Array(entries.sorted { ($0.endDate, $0.id) > ($1.endDate, $1.id) }
                 .filter { $0.isAfter(cursor: before, id: beforeId) }.prefix(limit))
         }
@@ -188,6 +191,11 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
         try checked(try writing { try $0.command(["HDEL", keys.channels, id]) })
     }
 
+    /// Keeps the kinds that read stored countdowns (``ActivityStore/useKinds(_:)``).
+    public func useKinds(_ kinds: KindRegistry) {
+        self.kinds.withLock { $0 = kinds }
+    }
+
     // MARK: ReplicatedStore
 
     /// Delivers every event recorded after `sequence` by any instance, on the feed thread (``ReplicatedStore/follow(from:deliver:)``).
@@ -196,7 +204,7 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
         defer { writeLock.unlock() }
         feed?.stop()
         let feed = ClusterFeed(connection: RedisConnection(endpoint: endpoint, timeout: timeout + 5), stream: keys.events,
-                               from: sequence, deliver: deliver)
+                               from: sequence, kinds: kinds, deliver: deliver)
         self.feed = feed
         feed.start()
     }

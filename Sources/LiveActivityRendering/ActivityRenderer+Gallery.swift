@@ -16,7 +16,10 @@ extension ActivityRenderer {
 
     /// The situations shown, relative to `now`: for each workout active, stale, paused, pending, ended and a
     /// timer over an hour; then one with a long name.
-    public static func galleryCases(now: Date) -> [GalleryCase] {
+    /// - Parameters:
+    ///   - now: the instant the cases are built around.
+    ///   - workouts: the workout kind's values (`Kinds/workout/kind.json`), in order.
+    public static func galleryCases(now: Date, workouts: [String]) -> [GalleryCase] {
         func at(_ seconds: TimeInterval) -> Date { now.addingTimeInterval(seconds) }
         func make(_ id: String, workout: String, start: TimeInterval, end: TimeInterval, state: ActivityState = .active,
                   stale: TimeInterval? = nil, pausedAt: TimeInterval? = nil, ended: TimeInterval? = nil,
@@ -27,13 +30,13 @@ extension ActivityRenderer {
             ])]
             if let paused = timer.pausedAt { timerState["pausedAt"] = .string(ISODate.format(paused)) }
             let content = ActivityContent(state: .object(timerState), staleDate: stale.map(at) ?? timer.end)
-            return Activity(id: "gallery-\(id)", attributesType: WorkoutActivity.defaultMetadata.name,
+            return Activity(id: "gallery-\(id)", attributesType: ClientMessage.defaultAttributesType,
                             attributes: .object(["workout": .string(workout)]), content: content, timer: timer,
                             activityState: state, startDate: at(startDate ?? start), endDate: ended.map(at),
                             dismissalDate: ended.map { at($0 + 4 * 3600) }, endReason: ended == nil ? nil : .request)
         }
         var cases: [GalleryCase] = []
-        for workout in WorkoutActivity.Workout.allCases.map(\.rawValue) {
+        for workout in workouts {
             cases += [
                 GalleryCase(id: "\(workout)-active", title: "Active",
                             activity: make("\(workout)-active", workout: workout, start: -20, end: 50)),
@@ -55,6 +58,11 @@ extension ActivityRenderer {
         return cases
     }
 
+    /// The workout kind's values, in `kind.json` order.
+    var workoutValues: [String] {
+        (kinds.metadata(named: ClientMessage.defaultAttributesType)?.enums[ClientMessage.defaultAttributesType] ?? []).map(\.value)
+    }
+
     /// The whole gallery as one document.
     /// - Parameters:
     ///   - options: theme, scale and settings (no live script: the gallery is synthetic).
@@ -73,7 +81,8 @@ extension ActivityRenderer {
 
         """
         var currentGroup = ""
-        for item in Self.galleryCases(now: now) {
+        let cases = Self.galleryCases(now: now, workouts: workoutValues)
+        for item in cases {
             let group = item.id == "long-name" ? "Other" : ActivityFacts.name(ofWorkout: String(item.id.prefix { $0 != "-" }))
             if group != currentGroup {
                 if !currentGroup.isEmpty { body += "</section>\n" }
@@ -97,7 +106,7 @@ extension ActivityRenderer {
         // The small family (iOS 18) in a section of its own at the end, so the rows above keep their layout.
         body += "<section aria-labelledby=\"group-small\"><h2 id=\"group-small\">\(Presentation.small.title)</h2>"
         body += "<div class=\"gallery-row\">"
-        for item in Self.galleryCases(now: now) {
+        for item in cases {
             let facts = self.facts(item.activity, now: now)
             body += "<figure id=\"\(HTML.escape(item.id))-small\">\(fragment(facts, .small, headingTag: "p"))"
             body += "<figcaption>\(HTML.escape(facts.name)) · \(HTML.escape(item.title))</figcaption></figure>"

@@ -24,7 +24,7 @@ public struct ActivityRenderer: Sendable {
     ///   - kinds: the kinds to read titles and labels from.
     ///   - thumbnailPNG: reads a thumbnail's PNG by file name; the default reads none.
     ///   - templates: the kinds' parsed templates; the default has none (every kind gets the default layout).
-    public init(assets: RenderAssets, kinds: KindRegistry = .builtIn, thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil },
+    public init(assets: RenderAssets, kinds: KindRegistry, thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil },
                 templates: KindTemplates = .none) {
         self.assets = assets
         self.templates = templates

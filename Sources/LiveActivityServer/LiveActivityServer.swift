@@ -136,6 +136,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
         kindCatalog = catalog
         kindTemplates = Self.parseTemplates(catalog, logger: logger)
+        store.useKinds(catalog.registry)
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
@@ -175,6 +176,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
         let marksBefore = center.activities.mapValues(\.kindProblem)
         kindCatalog = catalog
+        store.useKinds(catalog.registry)
         kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
         pipeline.replaceKinds(catalog.registry)
         // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).

@@ -35,6 +35,8 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
     /// {writeLock} the read-write connection.
     private let database: Database
     private let writeLock = NSLock()
+    /// The kinds that read stored countdowns (``useKinds(_:)``); none until the server says.
+    private let kinds = Locked(KindRegistry([]))
     /// {readLock} the read-only connection; `nil` = reads use ``database`` under ``writeLock``.
     private let reader: Database?
     private let readLock = NSLock()
@@ -89,6 +91,11 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         return try body(database)
     }
 
+    /// Keeps the kinds that read stored countdowns (``ActivityStore/useKinds(_:)``).
+    public func useKinds(_ kinds: KindRegistry) {
+        self.kinds.withLock { $0 = kinds }
+    }
+
     /// Restores every activity not dismissed and the last sequence (``ActivityStore/load()``).
     public func load() throws -> (activities: [Activity], sequence: UInt64) {
         try reading { database in
@@ -97,7 +104,7 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
             try database.statement("SELECT json FROM activities").query { row in
-                activities.append(try StoredActivity.decode(row.text(0)))
+                activities.append(try StoredActivity.decode(row.text(0), kinds: kinds.withLock { $0 }))
             }
             return (activities, try Self.sequence(in: database))
         }
@@ -161,7 +168,7 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
             guard oldest <= sequence + 1 else { return nil }
             var events: [ActivityEvent] = []
             try database.statement("SELECT json FROM events WHERE sequence > ? ORDER BY sequence").bind(.int(Int64(sequence))).query { row in
-                events.append(try StoredActivity.decodeEvent(row.text(0)))
+                events.append(try StoredActivity.decodeEvent(row.text(0), kinds: kinds.withLock { $0 }))
             }
             return events
         }
@@ -181,7 +188,7 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
             """)
             .bind(.double(bound), .double(bound), .text(beforeId ?? ""), .int(Int64(max(0, limit))))
             .query { row in
-                if let entry = HistoryEntry(try StoredActivity.decode(row.text(0))) { entries.append(entry) }
+                if let entry = HistoryEntry(try StoredActivity.decode(row.text(0), kinds: kinds.withLock { $0 })) { entries.append(entry) }
             }
         return entries
     }

@@ -199,7 +199,10 @@ struct ServeOptions {
             throw UsageError("no Public folder found here or beside the executable; pass --public DIR")
         }
         options.configuration.publicDirectory = publicDirectory
-        options.configuration.kindsDirectory = defaultKindsDirectory(beside: publicDirectory)
+        guard let kindsDirectory = defaultKindsDirectory(beside: publicDirectory) else {
+            throw UsageError("no Kinds folder (with workout/kind.json) found beside \(publicDirectory.path) or the executable; install Kinds/ next to Public/")
+        }
+        options.configuration.kindsDirectory = kindsDirectory
         options.configuration.images.cacheDirectory = URL(fileURLWithPath: imageCachePath ?? (options.inMemory
             ? NSTemporaryDirectory() + "liveactivity-images-\(ProcessInfo.processInfo.processIdentifier)"
             : URL(fileURLWithPath: options.dataPath).appendingPathComponent("images").path))
@@ -207,8 +210,8 @@ struct ServeOptions {
     }
 
     /// The built-in kinds: the `Kinds` folder beside the public folder (a checkout, the installed share
-    /// folder), else the one found walking up from the executable; `nil` when there is none (the server then
-    /// uses the built-in kinds' default metadata).
+    /// folder), else the one found walking up from the executable; `nil` when there is none (`serve` then
+    /// refuses to start: the built-in kinds are data in that folder).
     private static func defaultKindsDirectory(beside publicDirectory: URL) -> URL? {
         let fileManager = FileManager.default
         let marker = "workout/kind.json"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// The change pipeline driven by hand: fake store results, no threads, no store.
 struct ChangePipelineTests {
@@ -13,7 +14,7 @@ struct ChangePipelineTests {
 
     /// A pipeline over a center holding one running activity `a1` (sequence 1), and a log.
     private func pipeline() throws -> (ChangePipeline, Log) {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":600}"#, at: t0, ids: &ids)
         return (ChangePipeline(center), Log())

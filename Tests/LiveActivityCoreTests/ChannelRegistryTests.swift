@@ -1,6 +1,7 @@
 import Foundation
 import LiveActivityCore
 import Testing
+import KindFixtures
 
 /// Broadcast channels: the registry's checks (APNs's channel errors), creation bodies, and broadcasts applied
 /// to the subscribed activities only. No I/O.
@@ -79,14 +80,14 @@ struct ChannelRegistryTests {
         var message: [String: JSONValue] = ["type": .string("start"), "attributes": .object(["workout": .string("yoga")]),
                                             "content": .object(["state": state])]
         if let channel { message["channelId"] = .string(channel) }
-        let parsed = ClientMessage.parse(Array((try JSONEncoder().encode(JSONValue.object(message)))))
+        let parsed = ClientMessage.parse(Array((try JSONEncoder().encode(JSONValue.object(message)))), kinds: .builtIn)
         guard case .success(let command) = parsed.command else { throw ProtocolError.missing("command") }
         return try center.apply(command, now: Self.now, newID: { UUID().uuidString }).activityId!
     }
 
     @Test func aBroadcastReachesTheSubscribedActivitiesOnly() throws {
         let channel = Self.channel()
-        var center = ActivityCenter(activities: [], sequence: 0)
+        var center = ActivityCenter(activities: [], sequence: 0, kinds: .builtIn)
         let a = try start(&center, channel: channel.id)
         let b = try start(&center, channel: channel.id)
         let other = try start(&center, channel: Self.channel().id)
@@ -113,7 +114,7 @@ struct ChannelRegistryTests {
 
     @Test func aPushToStartSubscribesToItsInputPushChannel() throws {
         let channel = Self.channel()
-        var center = ActivityCenter(activities: [], sequence: 0)
+        var center = ActivityCenter(activities: [], sequence: 0, kinds: .builtIn)
         let token = PushToken.random()
         let reference = Self.now.timeIntervalSinceReferenceDate
         func payload(_ channelId: String) -> JSONValue {

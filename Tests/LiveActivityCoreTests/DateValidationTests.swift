@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// Dates on input: impossible calendar dates and times are refused, and so are valid dates outside the
 /// ``DateWindow`` (12 h back, 366 days ahead), each with an error naming the field.
@@ -60,12 +61,12 @@ struct DateValidationTests {
     }
 
     private func parseError(_ json: String) -> ProtocolError? {
-        if case .failure(let error) = ClientMessage.parse(Array(json.utf8)).command { return error }
+        if case .failure(let error) = ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command { return error }
         return nil
     }
 
     private func startError(_ json: String, at now: Date = t0) -> ProtocolError? {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         do {
             _ = try center.apply(json, at: now, ids: &ids)
@@ -129,7 +130,7 @@ struct DateValidationTests {
     }
 
     @Test func dismissalDatesOutsideTheWindowAreRefusedAndChangeNothing() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)
         let sequence = center.sequence

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// The `emoji` kind: its attributes and state are validated and normalised, and thumbnails are published
 /// with `updated` events.
@@ -8,12 +9,12 @@ struct EmojiActivityTests {
     private let start = #"{"type":"start","attributesType":"emoji","attributes":{"startTime":"2026-11-29T17:00:00Z","endTime":"2026-11-29T18:00:00+01:00","name":"Morning run","image":"https://example.com/a/200"},"content":{"state":{"emoji":"🏃‍♀️"}}}"#
 
     private func parseError(_ json: String) -> ProtocolError? {
-        if case .failure(let error) = ClientMessage.parse(Array(json.utf8)).command { return error }
+        if case .failure(let error) = ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command { return error }
         return nil
     }
 
     private func attributes(_ fields: String) throws(ProtocolError) -> JSONValue {
-        try EmojiActivity().attributes(from: try JSONValue.parse(Array("{\(fields)}".utf8)), field: "attributes")
+        try KindRegistry.builtIn.kind(forPushType: "emoji")!.attributes(from: try JSONValue.parse(Array("{\(fields)}".utf8)), field: "attributes")
     }
 
     @Test func isRegisteredBesideWorkout() throws {
@@ -25,7 +26,7 @@ struct EmojiActivityTests {
     }
 
     @Test func startNormalisesAttributesAndState() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let outcome = try center.apply(start, at: t0, ids: &ids)
         let activity = try #require(outcome.events.first?.activity)
@@ -50,7 +51,10 @@ struct EmojiActivityTests {
     }
 
     @Test func codableDatesFromAPNsAreAccepted() throws {
-        let value = try attributes(#""startTime":786278400,"endTime":786282000,"name":"Push""#)
+        let kind = try #require(KindRegistry.builtIn.kind(forPushType: "EmojiAttributes"))
+        let value = try kind.attributes(fromCodable: try JSONValue.parse(Array(#"{"startTime":786278400,"endTime":786282000,"name":"Push"}"#.utf8)), field: "aps.attributes")
+        // Over WebSocket, the protocol's form: ISO-8601 only.
+        #expect(throws: ProtocolError.self) { try attributes(#""startTime":786278400,"endTime":786282000,"name":"Push""#) }
         guard case .object(let object) = value else { Issue.record("not an object"); return }
         #expect(object["startTime"] == .string(ISODate.format(Date(timeIntervalSinceReferenceDate: 786_278_400))))
         #expect(object["endTime"] == .string(ISODate.format(Date(timeIntervalSinceReferenceDate: 786_282_000))))
@@ -93,7 +97,7 @@ struct EmojiActivityTests {
 
     @Test(arguments: ["🏃", "👩🏽‍🚀", "🇫🇷", "❤️", "Go!", "sixteen chars ok"])
     func acceptedEmoji(_ emoji: String) throws {
-        let (state, timer) = try EmojiActivity().state(from: .object(["emoji": .string(emoji)]), field: "content.state")
+        let (state, timer) = try KindRegistry.builtIn.kind(forPushType: "emoji")!.state(from: .object(["emoji": .string(emoji)]), field: "content.state")
         #expect(state == .object(["emoji": .string(emoji)]))
         #expect(timer == nil)
     }
@@ -109,7 +113,7 @@ struct EmojiActivityTests {
     ])
     func rejectedEmoji(_ value: JSONValue, code: ProtocolError.Code) {
         do {
-            _ = try EmojiActivity().state(from: value, field: "content.state")
+            _ = try KindRegistry.builtIn.kind(forPushType: "emoji")!.state(from: value, field: "content.state")
             Issue.record("accepted \(value)")
         } catch {
             #expect(error.code == code)
@@ -118,13 +122,13 @@ struct EmojiActivityTests {
     }
 
     @Test func durationShortcutAndTimerControlsAreRefused() throws {
-        var refused = ActivityCenter()
+        var refused = ActivityCenter(kinds: .builtIn)
         var refusedIDs = IDs()
         let shortcut = #"{"type":"start","attributesType":"emoji","attributes":{"startTime":"2026-11-29T17:00:00Z","endTime":"2026-11-29T18:00:00Z","name":"x"},"durationSeconds":60}"#
         let error = try #require(#expect(throws: ProtocolError.self) { try refused.apply(shortcut, at: t0, ids: &refusedIDs) })
         #expect(error.field == "durationSeconds")
 
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let id = try #require(try center.apply(start, at: t0, ids: &ids).activityId)
         #expect(throws: ProtocolError.self) { try center.apply(#"{"type":"pause","activityId":"\#(id)"}"#, at: t0, ids: &ids) }
@@ -134,7 +138,7 @@ struct EmojiActivityTests {
     }
 
     @Test func thumbnailIsPublishedOnceWithAnUpdatedEvent() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let first = try #require(try center.apply(start, at: t0, ids: &ids).activityId)
         let second = try #require(try center.apply(start, at: t0, ids: &ids).activityId)
@@ -153,7 +157,7 @@ struct EmojiActivityTests {
     }
 
     @Test func thumbnailIsEncodedAndStored() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let id = try #require(try center.apply(start, at: t0, ids: &ids).activityId)
         let key = String(repeating: "0f", count: 32)
@@ -166,7 +170,7 @@ struct EmojiActivityTests {
             "2x": .string("/images/\(key)@2x.png"),
             "3x": .string("/images/\(key)@3x.png"),
         ]))
-        let restored = try StoredActivity.decode(StoredActivity.encode(activity))
+        let restored = try StoredActivity.decode(StoredActivity.encode(activity), kinds: .builtIn)
         #expect(restored == activity)
         #expect(ActivityThumbnail(.object(["1x": .string("/images/../etc@1x.png")])) == nil)
     }

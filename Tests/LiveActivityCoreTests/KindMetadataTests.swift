@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// Kind folders' `kind.json`: the shipped files match the built-in kinds' defaults, and bad files are errors
 /// naming the file and line.
@@ -16,16 +17,30 @@ struct KindMetadataTests {
         return try KindFolder.make(name: name, path: "Kinds/\(name)", files: files)
     }
 
-    @Test func shippedFoldersMatchTheBuiltInKinds() throws {
+    @Test func shippedFoldersAreDeclaredKinds() throws {
         let workout = try Self.shipped("workout")
-        #expect(workout.metadata == WorkoutActivity.defaultMetadata)
+        #expect(workout.metadata.countdown == "workoutTimer" && workout.metadata.durationShortcut)
+        #expect(workout.metadata.enums["workout"]?.map(\.value) == ["jogging", "aerobics", "yoga"])
         #expect(workout.presentations == KindFolder.templateFiles)
         #expect(workout.attributesSource?.contains("struct WorkoutWidgetAttributes: ActivityAttributes") == true)
+        #expect(try KindRegistry.kind(for: workout) is DeclaredKind)
         let emoji = try Self.shipped("emoji")
-        #expect(emoji.metadata == EmojiActivity.defaultMetadata)
+        #expect(emoji.metadata.limits[.attributes]?["name"] == FieldLimits(minLength: 1, maxLength: 64, controlCharacters: false))
+        #expect(emoji.metadata.limits[.contentState]?["emoji"]?.maxScalars == 64)
         #expect(emoji.presentations == KindFolder.templateFiles)
-        #expect(KindRegistry.builtInKind(for: emoji.metadata)?.attributesType == "emoji")
-        #expect(KindRegistry.builtInKind(for: KindMetadata(name: "interval")) == nil)
+        #expect(try KindRegistry.kind(for: emoji).attributesType == "emoji")
+    }
+
+    @Test func limitsAreReadAndBadOnesNamed() throws {
+        let metadata = try KindMetadata.parse(#"{"limits": {"attributes": {"url": {"schemes": ["HTTPS"], "maxLength": 10}}}}"#, file: "k.json", folderName: "k")
+        #expect(metadata.limits[.attributes]?["url"] == FieldLimits(maxLength: 10, schemes: ["https"]))
+        for (text, named) in [(#"{"limits": {"attributes": {"url": {"maxLength": -1}}}}"#, "limits.attributes.url.maxLength"),
+                              (#"{"limits": {"attributes": {"url": {"schemes": []}}}}"#, "limits.attributes.url.schemes"),
+                              (#"{"limits": {"content": {}}}"#, "limits.content")] {
+            #expect { _ = try KindMetadata.parse(text, file: "k.json", folderName: "k") } throws: { error in
+                "\(error)".contains(named)
+            }
+        }
     }
 
     @Test func badJSONNamesTheFileAndLine() {
@@ -58,7 +73,8 @@ struct KindMetadataTests {
         let registry = KindRegistry.builtIn
         #expect(registry.kind(forPushType: "WorkoutWidgetAttributes")?.attributesType == "workout")
         #expect(throws: ProtocolError.self) { _ = try registry.kind(named: "interval", field: "attributesType") }
-        #expect(KindRegistry([WorkoutActivity(), WorkoutActivity()]).names == ["workout"])
+        let workout = try #require(registry.kind(forPushType: "workout"))
+        #expect(KindRegistry([workout, workout]).names == ["workout"])
     }
 }
 
@@ -71,8 +87,8 @@ struct StoredActivityKindChangeTests {
                                 content: ActivityContent(state: state, staleDate: t0 + 70),
                                 timer: TimerRange(start: t0, end: t0 + 70), startDate: t0)
         let text = StoredActivity.encode(activity)
-        #expect(try StoredActivity.decode(text).timer == activity.timer)
-        let withoutWorkout = KindRegistry([EmojiActivity()])
+        #expect(try StoredActivity.decode(text, kinds: .builtIn).timer == activity.timer)
+        let withoutWorkout = KindRegistry(KindRegistry.builtIn.all.filter { $0.attributesType != "workout" })
         let kept = try StoredActivity.decode(text, kinds: withoutWorkout)
         #expect(kept.id == "a" && kept.timer == nil && kept.content.state == state)
         #expect(StoredActivity.encode(kept) == text)

@@ -1,11 +1,11 @@
 import Testing
 @testable import LiveActivityCore
 
-/// Which kind a folder makes: a built-in one, a declared one, or a `file:line: message` error.
+/// Which kind a folder makes: a declared one (the built-in kinds too), or a `file:line: message` error.
 struct KindRegistryFolderTests {
-    @Test func builtInNamesKeepTheirSwiftKinds() throws {
-        let folder = KindFolder(path: "Kinds/workout", metadata: WorkoutActivity.defaultMetadata)
-        #expect(try KindRegistry.kind(for: folder) is WorkoutActivity)
+    @Test func aFolderWithoutAttributesSwiftIsRefusedWhateverItsName() throws {
+        let folder = KindFolder(path: "Kinds/workout", metadata: KindMetadata(name: "workout"))
+        #expect(throws: KindFolderError.self) { _ = try KindRegistry.kind(for: folder) }
     }
 
     @Test func aFolderWithAttributesSwiftIsADeclaredKind() throws {

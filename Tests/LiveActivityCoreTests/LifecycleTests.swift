@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// The ActivityKit lifecycle, driven by an injected clock (no sleeping).
 struct LifecycleTests {
     @Test func startCreatesAnActiveWorkoutWithTimerAndStaleDate() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let outcome = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":70}"#, at: t0, ids: &ids)
         #expect(outcome.activityId == "a1")
@@ -20,14 +21,14 @@ struct LifecycleTests {
 
     @Test(arguments: [(0, "jogging"), (1, "aerobics"), (2, "yoga")])
     func integerRawValuesAreAccepted(raw: Int, name: String) throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":\#(raw)},"durationSeconds":5}"#, at: t0, ids: &ids)
         #expect(center.activities["a1"]?.attributes == .object(["workout": .string(name)]))
     }
 
     @Test func staleDateMakesTheActivityStaleOnceAndAnUpdateRevivesIt() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":10}"#, at: t0, ids: &ids)
         #expect(center.advance(to: t0 + 9.9).isEmpty)
@@ -45,7 +46,7 @@ struct LifecycleTests {
     }
 
     @Test func updateCarriesTheAlert() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":10}"#, at: t0, ids: &ids)
         let outcome = try center.apply(#"{"type":"update","activityId":"a1","durationSeconds":5,"alert":{"title":"Halfway","body":"Keep going"}}"#, at: t0 + 1, ids: &ids)
@@ -53,7 +54,7 @@ struct LifecycleTests {
     }
 
     @Test func endImmediateDismissesAtOnce() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)
         let outcome = try center.apply(#"{"type":"end","activityId":"a1","dismissalPolicy":"immediate"}"#, at: t0 + 5, ids: &ids)
@@ -64,7 +65,7 @@ struct LifecycleTests {
     }
 
     @Test func endDefaultStaysVisibleForFourHours() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)
         let outcome = try center.apply(#"{"type":"stop","activityId":"a1"}"#, at: t0 + 5, ids: &ids)
@@ -81,7 +82,7 @@ struct LifecycleTests {
     }
 
     @Test func endAfterIsCappedAtFourHoursAndAPastDateDismissesAtOnce() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0, ids: &ids)
@@ -95,7 +96,7 @@ struct LifecycleTests {
     }
 
     @Test func eightHourCapEndsTheActivityWithDefaultDismissal() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:00:00Z"}},"staleDate":null}}"#, at: t0, ids: &ids)
         _ = center.advance(to: t0 + 1)
@@ -105,7 +106,7 @@ struct LifecycleTests {
     }
 
     @Test func updatesToEndedActivitiesAreRefusedAndChangeNothing() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)
         _ = try center.apply(#"{"type":"end","activityId":"a1"}"#, at: t0 + 1, ids: &ids)
@@ -122,7 +123,7 @@ struct LifecycleTests {
     }
 
     @Test func endAllEndsEveryActivityInPresentationOrder() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"relevanceScore":1}"#, at: t0, ids: &ids)
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60,"relevanceScore":5}"#, at: t0, ids: &ids)
@@ -134,7 +135,7 @@ struct LifecycleTests {
     }
 
     @Test func orderingIsByRelevanceThenNewest() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"relevanceScore":10}"#, at: t0, ids: &ids)
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0 + 1, ids: &ids)
@@ -143,7 +144,7 @@ struct LifecycleTests {
     }
 
     @Test func runningCapRefusesOneMore() throws {
-        var center = ActivityCenter(maximumLive: 2)
+        var center = ActivityCenter(maximumLive: 2, kinds: .builtIn)
         var ids = IDs()
         for _ in 0..<2 {
             _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, ids: &ids)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// Parsing client messages: every bad input gets an error naming its field.
 struct MessageTests {
     private func parseError(_ json: String) -> ProtocolError? {
-        if case .failure(let error) = ClientMessage.parse(Array(json.utf8)).command { return error }
+        if case .failure(let error) = ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command { return error }
         return nil
     }
 
@@ -89,7 +90,7 @@ struct MessageTests {
     }
 
     @Test func contentIsValidatedAgainstTheKind() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let cases: [(String, String)] = [
             (#"{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"soon"}}}"#, "content.state.workoutTimer.end"),
@@ -113,7 +114,7 @@ struct MessageTests {
     }
 
     @Test func oversizedContentStateIsRefused() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let padding = String(repeating: "x", count: 5000)
         let json = #"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:01:00Z"},"note":"\#(padding)"}}}"#
@@ -121,7 +122,7 @@ struct MessageTests {
     }
 
     @Test func requestIdIsKeptEvenWhenTheMessageIsBad() {
-        let message = ClientMessage.parse(Array(#"{"type":"dance","requestId":"r9"}"#.utf8))
+        let message = ClientMessage.parse(Array(#"{"type":"dance","requestId":"r9"}"#.utf8), kinds: .builtIn)
         #expect(message.requestId == .string("r9"))
     }
 
@@ -166,7 +167,7 @@ struct ISODateTests {
 struct HostileInputTests {
     @Test func hugeRawValuesAreAnErrorNotATrap() throws {
         for raw in ["1e300", "9223372036854775808", "1e19", "-1e300"] {
-            let message = ClientMessage.parse(Array(#"{"type":"start","attributes":{"workout":\#(raw)},"durationSeconds":5}"#.utf8))
+            let message = ClientMessage.parse(Array(#"{"type":"start","attributes":{"workout":\#(raw)},"durationSeconds":5}"#.utf8), kinds: .builtIn)
             guard case .failure(let error) = message.command else { Issue.record("\(raw) accepted"); continue }
             #expect(error.field == "attributes.workout")
         }
@@ -175,11 +176,11 @@ struct HostileInputTests {
     @Test func deepNestingIsRefusedAtOnce() {
         let deep = #"{"type":"list","x":"# + String(repeating: "[", count: 500) + String(repeating: "]", count: 500) + "}"
         let started = Date()
-        guard case .failure(let error) = ClientMessage.parse(Array(deep.utf8)).command else { Issue.record("accepted"); return }
+        guard case .failure(let error) = ClientMessage.parse(Array(deep.utf8), kinds: .builtIn).command else { Issue.record("accepted"); return }
         #expect(error.code == .invalidJSON)
         #expect(Date().timeIntervalSince(started) < 0.5)
         let brackets = #"{"type":"list","note":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}"#
-        if case .failure = ClientMessage.parse(Array(brackets.utf8)).command { Issue.record("brackets in a string counted") }
+        if case .failure = ClientMessage.parse(Array(brackets.utf8), kinds: .builtIn).command { Issue.record("brackets in a string counted") }
     }
 
     @Test func datesBeyondTheYear3000AreAnError() throws {

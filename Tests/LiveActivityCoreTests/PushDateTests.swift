@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// APNs-shaped pushes with impossible or absurd dates: refused as APNs refuses a malformed payload (400
 /// `BadPayload`), naming the key, and nothing changes.
@@ -44,7 +45,7 @@ struct PushDateTests {
     }
 
     private func started() throws -> (ActivityCenter, String) {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":600}"#, at: t0, ids: &ids)
         return (center, try #require(center.activities.values.first?.pushToken))

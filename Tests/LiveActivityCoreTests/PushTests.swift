@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// APNs Live Activity payloads, decoded and applied as iOS would, compared with the native messages.
 struct PushTests {
@@ -19,12 +20,12 @@ struct PushTests {
     }
 
     @Test func startPushEqualsTheNativeStart() throws {
-        var pushed = ActivityCenter()
+        var pushed = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let outcome = try pushed.applyPush(try push(startPayload()), pushToken: startToken, pushToStartToken: startToken, now: t0,
                                            newID: { ids.make() })
         #expect(outcome.verdict == .applied)
-        var native = ActivityCenter()
+        var native = ActivityCenter(kinds: .builtIn)
         var nativeIDs = IDs()
         _ = try native.apply(#"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:01:10Z"}},"staleDate":"2026-11-29T17:01:10Z","relevanceScore":75}}"#, at: t0, ids: &nativeIDs)
         var a = try #require(pushed.activities["a1"])
@@ -38,7 +39,7 @@ struct PushTests {
     }
 
     @Test func updatesWithOlderTimestampsAreIgnoredAndEndsApplyAnyway() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.applyPush(try push(startPayload()), pushToken: startToken, pushToStartToken: startToken, now: t0, newID: { ids.make() })
         let token = try #require(center.activities["a1"]?.pushToken)
@@ -58,7 +59,7 @@ struct PushTests {
     }
 
     @Test func devicesDropWhatTheyCannotShow() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let noAlert = try center.applyPush(try push(startPayload(alert: false)), pushToken: startToken, pushToStartToken: startToken, now: t0, newID: { ids.make() })
         guard case .dropped(let reason) = noAlert.verdict else { Issue.record("start without alert applied"); return }
@@ -66,13 +67,13 @@ struct PushTests {
         let isoDates = startPayload().replacingOccurrences(of: "[\(t0Reference),\(t0Reference + 70)]", with: #"["2026-11-29T17:00:00Z","2026-11-29T17:01:10Z"]"#)
         let badState = try center.applyPush(try push(isoDates), pushToken: startToken, pushToStartToken: startToken, now: t0, newID: { ids.make() })
         guard case .dropped(let detail) = badState.verdict else { Issue.record("ISO dates decoded"); return }
-        #expect(detail.hasPrefix("aps.content-state.workoutTimer[0]"))
+        #expect(detail.hasPrefix("aps.content-state: typeMismatch Double at workoutTimer[0]"))
         #expect(center.activities.isEmpty)
         #expect(center.sequence == 0)
     }
 
     @Test func apnsRefusals() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         #expect(throws: PushRejection.self) {
             _ = try center.applyPush(try push(startPayload()), pushToken: String(repeating: "0", count: 64), pushToStartToken: startToken, now: t0, newID: { ids.make() })

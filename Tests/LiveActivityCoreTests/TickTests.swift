@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// Countdown arithmetic and the once-per-second tick.
 struct TickTests {
@@ -15,7 +16,7 @@ struct TickTests {
     }
 
     @Test func tickListsOnlyRunningCountdownsInOrder() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":5}"#, at: t0, ids: &ids)
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":70,"relevanceScore":9}"#, at: t0, ids: &ids)
@@ -28,7 +29,7 @@ struct TickTests {
     }
 
     @Test func timerFinishedFiresOnceAndNextDeadlineFollowsIt() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00Z","end":"2026-11-29T17:00:30Z"}},"staleDate":"2026-11-29T17:01:00Z"}}"#, at: t0, ids: &ids)
         #expect(center.nextDeadline == t0 + 30)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// Pause, resume, extend and scheduled starts, with an injected clock.
 struct TimerControlTests {
     private func started(_ seconds: Int = 70) throws -> (ActivityCenter, IDs) {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":\#(seconds)}"#, at: t0, ids: &ids)
         return (center, ids)
@@ -78,7 +79,7 @@ struct TimerControlTests {
     }
 
     @Test func scheduledStartIsPendingThenStarts() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         let outcome = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"startDate":"2026-11-29T17:05:00Z"}"#, at: t0, ids: &ids)
         #expect(outcome.events.map(\.kind) == [.scheduled])
@@ -97,16 +98,16 @@ struct TimerControlTests {
     }
 
     @Test func aStartMissedWhileTheServerWasDownHappensAtTheFirstAdvance() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"startDate":"2026-11-29T17:05:00Z"}"#, at: t0, ids: &ids)
-        let restored = ActivityCenter(activities: Array(center.activities.values), sequence: center.sequence)
+        let restored = ActivityCenter(activities: Array(center.activities.values), sequence: center.sequence, kinds: .builtIn)
         var later = restored
         #expect(later.advance(to: t0 + 1000).map(\.kind) == [.started, .timerFinished, .stale])
     }
 
     @Test func pendingEndedIsDismissedAndPastStartDateStartsAtOnce() throws {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var ids = IDs()
         _ = try center.apply(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"startDate":"2026-11-29T18:00:00Z"}"#, at: t0, ids: &ids)
         let end = try center.apply(#"{"type":"end","activityId":"a1","dismissalPolicy":"default"}"#, at: t0 + 1, ids: &ids)

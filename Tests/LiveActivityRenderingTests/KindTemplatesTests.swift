@@ -2,6 +2,7 @@ import Foundation
 import LiveActivityCore
 import Testing
 @testable import LiveActivityRendering
+import KindFixtures
 
 /// The kinds' templates as the static renderings draw them, and the fallback when they cannot be used.
 struct KindTemplatesTests {
@@ -29,7 +30,7 @@ struct KindTemplatesTests {
     }
 
     @Test func workoutLockScreenShowsNameThenCountdownThenIconAndTheSlogan() {
-        let renderer = ActivityRenderer(assets: assets, templates: repositoryTemplates)
+        let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: repositoryTemplates)
         let html = renderer.fragment(for: yoga(), presentation: .lockScreen, now: t0 + 60)
         let name = html.range(of: ">Yoga<")!.lowerBound
         let countdown = html.range(of: ">19:00<")!.lowerBound
@@ -41,13 +42,13 @@ struct KindTemplatesTests {
     }
 
     @Test func workoutMinimalShowsTheDateRange() {
-        let renderer = ActivityRenderer(assets: assets, templates: repositoryTemplates)
+        let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: repositoryTemplates)
         let html = renderer.fragment(for: yoga(), presentation: .minimal, now: t0 + 60)
         #expect(html.contains(">17:00 – 17:20<"))
     }
 
     @Test func expandedStopIsNoLinkInAStaticRendering() {
-        let renderer = ActivityRenderer(assets: assets, templates: repositoryTemplates)
+        let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: repositoryTemplates)
         let html = renderer.fragment(for: yoga(pausedAt: 30), presentation: .expanded, now: t0 + 60)
         #expect(!html.contains("href=") && html.contains("STOP") && html.contains(#"data-paused="true""#))
         #expect(html.contains(">19:30<"))
@@ -58,13 +59,13 @@ struct KindTemplatesTests {
                                                                              "compact": "<p>{{workout.label}}</p>"])])
         #expect(templates.errors.map(\.description) == [#"Kinds/workout/lock-screen.html:2:3: unclosed section "open""#])
         #expect(templates.template(kind: "workout", presentation: .compact) == nil)
-        let renderer = ActivityRenderer(assets: assets, templates: templates)
+        let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: templates)
         let html = renderer.fragment(for: yoga(), presentation: .lockScreen, now: t0 + 60)
         #expect(html.contains("default-layout") && html.contains(">Yoga<") && html.contains(">19:00<"))
     }
 
     @Test func defaultLayoutListsLabelFieldsAndCountdown() {
-        let renderer = ActivityRenderer(assets: assets)
+        let renderer = ActivityRenderer(assets: assets, kinds: .builtIn)
         var activity = yoga()
         var state = timerState(activity.timer!).objectValue!
         state["heartRate"] = .number(120)

@@ -2,6 +2,7 @@ import Foundation
 import LiveActivityCore
 import Testing
 @testable import LiveActivityRendering
+import KindFixtures
 
 /// A fixed instant: 2026-11-29T17:00:00Z.
 private let t0 = Date(timeIntervalSince1970: 1_795_971_600)
@@ -65,7 +66,7 @@ let repositoryTemplates: KindTemplates = {
 }()
 
 struct RendererTests {
-    let renderer = ActivityRenderer(assets: assets, templates: repositoryTemplates)
+    let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: repositoryTemplates)
 
     @Test func lockScreenDocumentShowsNameAndTimeWithoutScripts() {
         let html = renderer.document(for: workout("yoga"), presentation: .lockScreen, options: RenderOptions(), now: t0 + 20)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LiveActivityCore
 @testable import LiveActivityServer
+import KindFixtures
 
 /// Two real servers sharing one log, the way `--cluster` instances share Redis, but with the live feed
 /// switched off: each instance learns of the other's changes only by reading the log. This is the moment
@@ -53,7 +54,7 @@ struct ClusterCatchUpTests {
                 done.signal()
             }
             let command: ClientMessage.Command
-            switch ClientMessage.parse(Array(json.utf8)).command {
+            switch ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command {
             case .success(let parsed): command = parsed
             case .failure(let error): return finish(.failure(error))
             }
@@ -76,6 +77,7 @@ struct ClusterCatchUpTests {
     @Test func aChangeRightAfterAnotherInstancesAckIsJudgedOnTheSharedLog() throws {
         let log = SharedLog()
         var configuration = ServerConfiguration(publicDirectory: publicDirectory)
+        configuration.kindsDirectory = repositoryKindsDirectory
         configuration.port = 0
         let a = try LiveActivityServer(configuration: configuration, store: log)
         let b = try LiveActivityServer(configuration: configuration, store: log)

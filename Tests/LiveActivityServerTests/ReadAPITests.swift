@@ -2,6 +2,7 @@ import Foundation
 import LiveActivityCore
 import Testing
 @testable import LiveActivityServer
+import KindFixtures
 
 /// The read API and the default 404 / 405, through the route table with a fake context.
 struct ReadAPITests {
@@ -12,7 +13,7 @@ struct ReadAPITests {
         ReadAPI().register(on: &router, context: ReadAPI.Context(
             now: { Date(timeIntervalSince1970: 1_800_000_000) },
             access: AccessPolicy(controllerToken: "c", viewerToken: viewerToken),
-            center: { ActivityCenter() },
+            center: { ActivityCenter(kinds: .builtIn) },
             connectionCount: { 3 },
             metrics: { "# metrics\n" },
             pushToStartToken: "start-token",

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityServer
+import KindFixtures
 
 /// Starting and stopping the real server on a loopback port.
 struct ServerLifecycleTests {
@@ -14,6 +15,7 @@ struct ServerLifecycleTests {
 
     @Test func startsOnAFreePortServesTheDashboardAndStops() throws {
         var configuration = ServerConfiguration(publicDirectory: publicDirectory)
+        configuration.kindsDirectory = repositoryKindsDirectory
         configuration.port = 0
         let server = try LiveActivityServer(configuration: configuration)
         let port = try server.start()
@@ -27,6 +29,7 @@ struct ServerLifecycleTests {
 
     @Test func aTakenPortIsAClearError() throws {
         var configuration = ServerConfiguration(publicDirectory: publicDirectory)
+        configuration.kindsDirectory = repositoryKindsDirectory
         configuration.port = 0
         let first = try LiveActivityServer(configuration: configuration)
         configuration.port = try first.start()
@@ -37,6 +40,7 @@ struct ServerLifecycleTests {
 
     @Test func jobsFromOtherThreadsRunOnTheServiceThread() throws {
         var configuration = ServerConfiguration(publicDirectory: publicDirectory)
+        configuration.kindsDirectory = repositoryKindsDirectory
         configuration.port = 0
         let server = try LiveActivityServer(configuration: configuration)
         _ = try server.start()

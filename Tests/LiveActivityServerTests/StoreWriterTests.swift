@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LiveActivityCore
 @testable import LiveActivityServer
+import KindFixtures
 
 /// The store thread against a fake store that can hold a commit open (a slow fsync) or fail: no sockets, and
 /// every wait is for a state (a semaphore), never for time.
@@ -61,12 +62,12 @@ struct StoreWriterTests {
 
     /// Five events (sequences 1…5): a start and four updates.
     private func events() throws -> [ActivityEvent] {
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         var events: [ActivityEvent] = []
-        let start = try ClientMessage.parse(Array(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#.utf8)).command.get()
+        let start = try ClientMessage.parse(Array(#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#.utf8), kinds: .builtIn).command.get()
         events += try center.apply(start, now: Date(), newID: { "a1" }).events
         for seconds in 1...4 {
-            let update = try ClientMessage.parse(Array(#"{"type":"update","activityId":"a1","durationSeconds":\#(seconds)}"#.utf8)).command.get()
+            let update = try ClientMessage.parse(Array(#"{"type":"update","activityId":"a1","durationSeconds":\#(seconds)}"#.utf8), kinds: .builtIn).command.get()
             events += try center.apply(update, now: Date(), newID: { "a1" }).events
         }
         return events

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import LiveActivityCore
 @testable import LiveActivityStore
+import KindFixtures
 
 /// The SQLite store against a real file in a temporary directory.
 struct SQLiteActivityStoreTests {
@@ -12,15 +13,16 @@ struct SQLiteActivityStoreTests {
     }
 
     private func run(_ center: inout ActivityCenter, _ json: String, at now: Date, id: String = UUID().uuidString) throws -> ActivityCenter.Outcome {
-        try center.apply(try ClientMessage.parse(Array(json.utf8)).command.get(), now: now, newID: { id })
+        try center.apply(try ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command.get(), now: now, newID: { id })
     }
 
     @Test func activitiesSequenceAndLogSurviveReopening() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var center = ActivityCenter()
+        var center = ActivityCenter(kinds: .builtIn)
         do {
             let store = try SQLiteActivityStore(directory: directory)
+            store.useKinds(.builtIn)
             try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a1").events)
             try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0, id: "a2").events)
             try store.record(try run(&center, #"{"type":"update","activityId":"a1","durationSeconds":30,"alert":{"title":"T","body":"B"}}"#, at: t0 + 1).events)
@@ -28,6 +30,7 @@ struct SQLiteActivityStoreTests {
             try store.record(center.advance(to: t0 + 31))
         }
         let reopened = try SQLiteActivityStore(directory: directory)
+        reopened.useKinds(.builtIn)
         let (activities, sequence) = try reopened.load()
         #expect(sequence == center.sequence)
         #expect(activities.map(\.id) == ["a1"])
@@ -49,7 +52,8 @@ struct SQLiteActivityStoreTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteActivityStore(directory: directory, durability: .normal)
-        var center = ActivityCenter(maximumLive: 1000)
+        store.useKinds(.builtIn)
+        var center = ActivityCenter(maximumLive: 1000, kinds: .builtIn)
         var batches: [[ActivityEvent]] = []
         for index in 0..<100 {
             var events = try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events
@@ -77,7 +81,8 @@ struct SQLiteActivityStoreTests {
         var retention = SQLiteActivityStore.Retention()
         retention.maximumEvents = 5
         let store = try SQLiteActivityStore(directory: directory, retention: retention)
-        var center = ActivityCenter(maximumLive: 1000)
+        store.useKinds(.builtIn)
+        var center = ActivityCenter(maximumLive: 1000, kinds: .builtIn)
         for index in 0..<150 {
             try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events)
         }

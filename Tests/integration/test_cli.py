@@ -328,6 +328,13 @@ def test_unknown_activity_exits_1_with_the_servers_error(server, args):
     assert p.stdout == ""
 
 
+def test_an_unknown_workout_is_the_servers_to_refuse_naming_the_ones_it_has(server):
+    # The CLI keeps no list of workouts: Kinds/workout/kind.json on the server says which exist.
+    p = cli("start", "swimming", "--duration", "5", "--server", server.ws_url)
+    assert p.returncode == 1, p
+    assert "attributes.workout" in p.stderr and '"swimming"' in p.stderr and '"jogging"' in p.stderr, p.stderr
+
+
 def test_server_limit_refusal_exits_1(server):
     p = cli("start", "jogging", "--duration", "9h", "--server", server.ws_url)
     assert p.returncode == 1, p
@@ -338,7 +345,6 @@ def test_server_limit_refusal_exits_1(server):
     (["start", "jogging", "--duration", "5x"], ["--duration", "5x"]),
     (["start", "jogging", "--duration", "0s"], ["--duration"]),
     (["start", "jogging"], ["--duration"]),
-    (["start", "swimming", "--duration", "5"], ["swimming"]),
     (["start", "--duration", "5"], ["workout"]),
     (["start", "jogging", "--duration", "5", "--bogus"], ["--bogus"]),
     (["start", "jogging", "--duration"], ["--duration"]),

@@ -33,7 +33,7 @@ public struct ActivityCenter: Sendable {
     ///   - sequence: the last sequence number handed out.
     ///   - maximumLive: cap on live activities (ActivityKit allows a handful per app).
     ///   - kinds: the kinds accepted.
-    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumLive: Int = 64, kinds: KindRegistry = .builtIn) {
+    public init(activities: [Activity] = [], sequence: UInt64 = 0, maximumLive: Int = 64, kinds: KindRegistry) {
         self.kinds = kinds
         self.activities = Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0) })
         self.sequence = sequence

@@ -3,8 +3,8 @@ import Foundation
 /// One kind of Live Activity: its `ActivityAttributes` and `ContentState`, and how to validate them.
 ///
 /// A kind is a value, made by a ``KindRegistry`` from a kind folder's `kind.json` (``KindMetadata``), so a kind
-/// declared as data (a folder with the app's `Attributes.swift`) can implement it as well as the built-in
-/// Swift kinds (``WorkoutActivity``, ``EmojiActivity``) do. Mirrors ActivityKit's `ActivityAttributes`
+/// declared as data (a folder with the app's `Attributes.swift`) is a ``DeclaredKind``; the built-in kinds
+/// are such folders too. Mirrors ActivityKit's `ActivityAttributes`
 /// (https://developer.apple.com/documentation/activitykit/activityattributes): fixed attributes plus a
 /// `ContentState` that changes.
 public protocol ActivityKind: Sendable {

@@ -57,7 +57,8 @@ public struct DeclaredKind: ActivityKind {
     /// Validates and normalises attributes in protocol form (``ActivityKind/attributes(from:field:)``).
     /// - Throws: ``ProtocolError`` naming the bad field.
     public func attributes(from value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
-        try declaration.normalise(value, as: .attributes, field: field).value
+        let input = try rawEnumValues(in: value, field: field)
+        return try checked(declaration.normalise(input, as: .attributes, field: field).value, as: .attributes, field: field)
     }
 
     /// Validates and normalises a content state in protocol form (``ActivityKind/state(from:field:)``); an
@@ -74,7 +75,8 @@ public struct DeclaredKind: ActivityKind {
             pausedAt = date
             input = .object(object)
         }
-        let state = try declaration.normalise(input, as: .contentState, field: field).value
+        input = try rawEnumValues(in: input, field: field)
+        let state = try checked(declaration.normalise(input, as: .contentState, field: field).value, as: .contentState, field: field)
         var timer = try countdown(in: state, field: field)
         if let pausedAt, timer != nil { timer?.pausedAt = pausedAt }
         return (timer.map { self.state(state, with: $0) } ?? state, timer)
@@ -86,14 +88,14 @@ public struct DeclaredKind: ActivityKind {
     /// - Returns: the attributes in protocol form.
     /// - Throws: ``ProtocolError`` whose message gives Swift's verdict (``DecodingFailure/summary``).
     public func attributes(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
-        try decodeCodable(value, as: .attributes, field: field).value
+        try checked(decodeCodable(value, as: .attributes, field: field).value, as: .attributes, field: field)
     }
 
     /// Decodes a content state in Codable form, as the app will (``ActivityKind/state(fromCodable:field:)``).
     /// - Returns: the state in protocol form and its countdown.
     /// - Throws: ``ProtocolError`` whose message gives Swift's verdict (``DecodingFailure/summary``).
     public func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
-        let state = try decodeCodable(value, as: .contentState, field: field).value
+        let state = try checked(decodeCodable(value, as: .contentState, field: field).value, as: .contentState, field: field)
         return (state, try countdown(in: state, field: field))
     }
 

@@ -57,6 +57,17 @@ extension KindMetadata {
                 }
             }
         }
+        if let limits = try reader.object("limits") {
+            for (key, part) in [("attributes", DeclaredPart.attributes), ("state", .contentState)] {
+                guard let fields = try limits.object(key) else { continue }
+                for field in fields.object.keys.sorted() {
+                    metadata.limits[part, default: [:]][field] = try FieldLimits.read(try FieldReader(try fields.required(field), path: fields.path(field)))
+                }
+            }
+            if let other = limits.object.keys.sorted().first(where: { $0 != "attributes" && $0 != "state" }) {
+                throw .invalid(limits.path(other), "limits are given for \"attributes\" or \"state\"")
+            }
+        }
         return metadata
     }
 
@@ -91,6 +102,9 @@ extension KindMetadata {
                 return .object(entry)
             })
         })
+        object["limits"] = .object(Dictionary(uniqueKeysWithValues: limits.map { part, fields in
+            (part == .attributes ? "attributes" : "state", JSONValue.object(fields.mapValues(\.json)))
+        }))
         return .object(object)
     }
 }

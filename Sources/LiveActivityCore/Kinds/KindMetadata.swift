@@ -6,7 +6,8 @@ import Foundation
 /// ```json
 /// {"name": "workout", "label": "Workout", "swiftNames": ["WorkoutWidgetAttributes"], "countdown": "workoutTimer",
 ///  "durationShortcut": true, "title": "{{workout.label}}", "image": null, "fallbackIcon": "workout",
-///  "enums": {"workout": [{"value": "jogging", "rawValue": 0, "label": "Jogging", "icon": "jogging"}]}}
+///  "enums": {"workout": [{"value": "jogging", "rawValue": 0, "label": "Jogging", "icon": "jogging"}]},
+///  "limits": {"attributes": {"name": {"minLength": 1, "maxLength": 64}}, "state": {}}}
 /// ```
 /// docs/TEMPLATES.md documents each key.
 public struct KindMetadata: Sendable, Equatable {
@@ -49,11 +50,13 @@ public struct KindMetadata: Sendable, Equatable {
     public var fallbackIcon: String
     /// Labels and icons of the enum fields' values, by attribute field name, in declaration order.
     public var enums: [String: [EnumValue]]
+    /// Bounds on fields beyond their Swift types (``FieldLimits``), by part and then field key.
+    public var limits: [DeclaredPart: [String: FieldLimits]]
 
     /// Creates metadata.
     public init(name: String, label: String? = nil, swiftNames: [String] = [], countdown: String? = nil, durationShortcut: Bool = false,
                 title: String? = nil, image: String? = nil, fallbackIcon: String = "workout",
-                enums: [String: [EnumValue]] = [:]) {
+                enums: [String: [EnumValue]] = [:], limits: [DeclaredPart: [String: FieldLimits]] = [:]) {
         self.name = name
         self.label = label ?? (name.prefix(1).uppercased() + name.dropFirst())
         self.swiftNames = swiftNames
@@ -63,6 +66,7 @@ public struct KindMetadata: Sendable, Equatable {
         self.image = image
         self.fallbackIcon = fallbackIcon
         self.enums = enums
+        self.limits = limits
     }
 
     /// The label of `value` in the enum field `field`, or `nil` when `kind.json` gives none.

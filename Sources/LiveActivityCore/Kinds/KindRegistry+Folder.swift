@@ -1,13 +1,13 @@
-/// Making a kind from a folder: a built-in Swift kind, or a ``DeclaredKind`` read from `Attributes.swift`.
+/// Making a kind from a folder: a ``DeclaredKind`` read from its `Attributes.swift` and `kind.json`.
 extension KindRegistry {
-    /// The kind a folder defines: the built-in Swift kind for `workout` and `emoji`, else a ``DeclaredKind``
-    /// read from the folder's `Attributes.swift`.
+    /// The kind a folder defines: a ``DeclaredKind`` read from the folder's `Attributes.swift`, with its
+    /// `kind.json` (enum names, limits, countdown). The built-in kinds are such folders too (`Kinds/workout`,
+    /// `Kinds/emoji`).
     /// - Returns: the kind (its wire name is `kind.json`'s `name`, or the struct's name without a `kind.json`).
     /// - Throws: ``KindFolderError`` naming `Attributes.swift` and the line the reader stopped at
     ///   (`Kinds/x/Attributes.swift:12: unsupported type "Color" …`), or `kind.json` for a bad `countdown`;
-    ///   a folder with neither a built-in name nor an `Attributes.swift` is refused too.
+    ///   a folder without an `Attributes.swift` is refused too.
     public static func kind(for folder: KindFolder) throws(KindFolderError) -> any ActivityKind {
-        if let kind = builtInKind(for: folder.metadata) { return kind }
         let file = "\(folder.path)/Attributes.swift"
         guard let source = folder.attributesSource else {
             throw KindFolderError(file: folder.path, line: nil, message: "kind \"\(folder.metadata.name)\" has no Attributes.swift; skipped")

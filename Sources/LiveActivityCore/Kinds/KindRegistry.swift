@@ -14,20 +14,6 @@ public struct KindRegistry: Sendable {
         all = kinds.filter { seen.insert($0.attributesType).inserted }
     }
 
-    /// The two built-in kinds with their default metadata (what `Kinds/workout/kind.json` and
-    /// `Kinds/emoji/kind.json` hold): for tests and for a server started without its `Kinds` folder.
-    public static let builtIn = KindRegistry([WorkoutActivity(), EmojiActivity()])
-
-    /// The Swift implementation of a kind folder's metadata, for the kinds whose validation is still code;
-    /// `nil` for any other name (a declared kind needs its `Attributes.swift` read, which is not built yet).
-    public static func builtInKind(for metadata: KindMetadata) -> (any ActivityKind)? {
-        switch metadata.name {
-        case WorkoutActivity.defaultMetadata.name: WorkoutActivity(metadata: metadata)
-        case EmojiActivity.defaultMetadata.name: EmojiActivity(metadata: metadata)
-        default: nil
-        }
-    }
-
     /// The wire names, in listing order.
     public var names: [String] { all.map(\.attributesType) }
 

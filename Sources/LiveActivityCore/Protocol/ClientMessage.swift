@@ -2,6 +2,10 @@ import Foundation
 
 /// A message from a client, parsed and validated (see docs/PROTOCOL.md, "Client → server").
 public struct ClientMessage: Sendable {
+    /// The `attributesType` of a `start` that names none: the reference app's workout kind (the protocol's
+    /// first version had no other), as `Kinds/workout/kind.json` names it.
+    public static let defaultAttributesType = "workout"
+
     /// What the client asks for.
     public enum Command: Sendable {
         /// `start`: request a new activity.
@@ -63,7 +67,7 @@ public struct ClientMessage: Sendable {
     /// - Parameters:
     ///   - bytes: the UTF-8 payload of one complete WebSocket text message.
     ///   - kinds: the kinds a `start` may name (its `attributesType`).
-    public static func parse(_ bytes: some Collection<UInt8>, kinds: KindRegistry = .builtIn) -> ClientMessage {
+    public static func parse(_ bytes: some Collection<UInt8>, kinds: KindRegistry) -> ClientMessage {
         let value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch { return ClientMessage(requestId: nil, command: .failure(error)) }
         var requestId: JSONValue?
@@ -285,7 +289,7 @@ public struct StartCommand: Sendable {
     }
 
     init(_ message: FieldReader, kinds: KindRegistry) throws(ProtocolError) {
-        let typeName = try message.string("attributesType", maxLength: 64) ?? WorkoutActivity.defaultMetadata.name
+        let typeName = try message.string("attributesType", maxLength: 64) ?? ClientMessage.defaultAttributesType
         kind = try kinds.kind(named: typeName, field: "attributesType")
         attributes = try kind.attributes(from: try message.required("attributes"), field: "attributes")
         guard let content = try ContentInput.read(from: message) else { throw .missing("content") }

@@ -15,6 +15,11 @@ public protocol ActivityStore: AnyObject {
     /// on its service thread, at once. Default `false`.
     var recordsInstantly: Bool { get }
 
+    /// Tells a store that reads stored activities back which kinds read their countdowns from their states
+    /// (``StoredActivity/decode(_:kinds:)``). The server calls it before ``load()`` and after each reload of
+    /// its kind folders. Thread-safe. Default: nothing (a store that keeps ``Activity`` values as they are).
+    func useKinds(_ kinds: KindRegistry)
+
     /// The state to start from: every activity not dismissed, and the last sequence number handed out.
     /// - Throws: the store's own error when it cannot be read.
     func load() throws -> (activities: [Activity], sequence: UInt64)
@@ -70,6 +75,9 @@ public protocol ActivityStore: AnyObject {
 extension ActivityStore {
     /// Stores do I/O unless they say otherwise (``ActivityStore/recordsInstantly``).
     public var recordsInstantly: Bool { false }
+
+    /// Nothing: this store keeps ``Activity`` values, not their stored text (``ActivityStore/useKinds(_:)``).
+    public func useKinds(_ kinds: KindRegistry) {}
 
     /// Finished activities, newest end first, ending before `before`.
     public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {

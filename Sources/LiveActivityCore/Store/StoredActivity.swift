@@ -19,7 +19,7 @@ public enum StoredActivity {
     /// the kind's own error (``ActivityCenter``), naming the field.
     /// - Parameter kinds: the kinds that read the countdown from the state.
     /// - Throws: ``ProtocolError`` naming the field when the stored text is not a valid activity.
-    public static func decode(_ text: String, kinds: KindRegistry = .builtIn) throws(ProtocolError) -> Activity {
+    public static func decode(_ text: String, kinds: KindRegistry) throws(ProtocolError) -> Activity {
         let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "activity")
         guard let id = try reader.string("id", maxLength: 256) else { throw .missing("activity.id") }
         guard let typeName = try reader.string("attributesType") else { throw .missing("activity.attributesType") }
@@ -66,7 +66,7 @@ public enum StoredActivity {
     /// Decodes what ``encode(_:)-(ActivityEvent)`` wrote.
     /// - Parameter kinds: the kinds that read the countdown from the state.
     /// - Throws: ``ProtocolError`` when the stored text is not a valid event.
-    public static func decodeEvent(_ text: String, kinds: KindRegistry = .builtIn) throws(ProtocolError) -> ActivityEvent {
+    public static func decodeEvent(_ text: String, kinds: KindRegistry) throws(ProtocolError) -> ActivityEvent {
         let reader = try FieldReader(try JSONValue.parse(Array(text.utf8)), path: "event")
         guard let name = try reader.string("event"), let kind = ActivityEvent.Kind(rawValue: name) else {
             throw .invalid("event.event", "not an event kind")

@@ -9,9 +9,6 @@ struct KindCatalog: Sendable {
     /// The folders read, by wire name.
     var folders: [String: KindFolder]
 
-    /// The built-in kinds with their default metadata and no templates (no `Kinds` folder found).
-    static let builtIn = KindCatalog(registry: .builtIn, folders: [:])
-
     /// `GET /kinds`'s body: `{"kinds": [{name, label, swiftNames, countdown, durationShortcut, title, image,
     /// fallbackIcon, enums, presentations}]}`, in listing order.
     var json: JSONValue {

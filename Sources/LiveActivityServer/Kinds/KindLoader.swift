@@ -5,11 +5,14 @@ import LiveActivityCore
 ///
 /// Each directory given holds one folder per kind (`Kinds/workout/`, `Kinds/emoji/`). A folder that cannot be
 /// read (bad `kind.json`, an `Attributes.swift` the declaration reader refuses) is skipped with an error in the log
-/// naming the file and line; the others keep working. The built-in kinds are always there: when their
-/// folders are missing or bad, they keep their default metadata.
+/// naming the file and line; the others keep working. The built-in kinds are folders like any other
+/// (`Kinds/` beside the public folder): a server without them has no kinds (`serve` refuses to start).
 enum KindLoader {
     /// Largest file read from a kind folder, in bytes.
     static let maximumFileBytes = 256 * 1024
+    /// The reference apps' kinds, listed first in this order (`Kinds/workout`, `Kinds/emoji`); the rest follow
+    /// in the order their folders were read.
+    static let referenceKinds = [ClientMessage.defaultAttributesType, "emoji"]
 
     /// Loads every kind folder of `directories`, in order (a later folder with an existing kind's name is
     /// skipped with an error).
@@ -52,10 +55,7 @@ enum KindLoader {
             byName[kind.attributesType] = folder
             kinds.append(kind)
         }
-        for kind in KindRegistry.builtIn.all where byName[kind.attributesType] == nil {
-            kinds.append(kind)
-        }
-        let order = KindRegistry.builtIn.names
+        let order = referenceKinds
         kinds.sort { (order.firstIndex(of: $0.attributesType) ?? Int.max) < (order.firstIndex(of: $1.attributesType) ?? Int.max) }
         return KindCatalog(registry: KindRegistry(kinds), folders: byName)
     }

@@ -55,7 +55,7 @@ struct Renderings {
 
     /// Renderings drawn with `assets`, reading kinds' titles and labels from `kinds` and their layouts from
     /// `templates`.
-    init(assets: RenderAssets, kinds: @escaping () -> KindRegistry = { .builtIn },
+    init(assets: RenderAssets, kinds: @escaping () -> KindRegistry,
          templates: @escaping () -> KindTemplates = { .none },
          thumbnailPNG: @escaping @Sendable (String) -> [UInt8]? = { _ in nil }) {
         self.assets = assets

@@ -158,7 +158,7 @@ extension LiveActivityServer {
             let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
             inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
         } else {
-            sendInTurn(.error(requestId: ClientMessage.parse(message).requestId, ProtocolError(.rateLimited, field: nil,
+            sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: kindCatalog.registry).requestId, ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }
         return false

@@ -1,0 +1,51 @@
+import Foundation
+
+/// What `kind.json` adds to a declaration: enum values by name (``KindMetadata/enums``), bounds on fields
+/// (``KindMetadata/limits``), and the attributes' dates for the date window.
+extension DeclaredKind {
+    /// The `Date` fields at the top of the attributes (``ActivityKind/dates(inAttributes:field:)``), each with
+    /// its dotted path under `field`, for ``DateWindow`` to check.
+    public func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] {
+        guard case .object(let object) = attributes else { return [] }
+        return declaration.attributes.fields.compactMap { declared in
+            guard declared.type.unwrapped == .date, case .string(let text)? = object[declared.key],
+                  let date = ISODate.parse(text) else { return nil }
+            return (field.isEmpty ? declared.key : "\(field).\(declared.key)", date)
+        }
+    }
+
+    /// `value` with each enum field given by its `kind.json` name (`"yoga"`) replaced by the app's raw value
+    /// (`2`), so the declaration can decode it; raw values pass as they are.
+    /// - Throws: ``ProtocolError`` `invalid_field` for a string that is neither a name nor a raw value of a
+    ///   field whose names differ from its raw values.
+    func rawEnumValues(in value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
+        guard case .object(var object) = value else { return value }
+        for (key, entries) in metadata.enums where entries.contains(where: { $0.rawValue != nil }) {
+            guard case .string(let text)? = object[key] else { continue }
+            if let entry = entries.first(where: { $0.value == text }) {
+                if let raw = entry.rawValue { object[key] = raw }
+            } else if !entries.contains(where: { $0.rawValue == .string(text) }) {
+                let names = entries.map { "\"\($0.value)\"" }.joined(separator: ", ")
+                let raws = entries.compactMap { $0.rawValue.map(FieldReader.show) }.joined(separator: ", ")
+                throw .invalid(field.isEmpty ? key : "\(field).\(key)",
+                               "unknown value \"\(text.prefix(40))\"; expected one of \(names) (or \(raws))")
+            }
+        }
+        return .object(object)
+    }
+
+    /// A normalised `value` with enum raw values written as their `kind.json` names, after checking the
+    /// part's ``FieldLimits``.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming the first field out of its limits.
+    func checked(_ value: JSONValue, as part: DeclaredPart, field: String) throws(ProtocolError) -> JSONValue {
+        guard case .object(var object) = value else { return value }
+        for (key, limits) in (metadata.limits[part] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            try limits.check(key, in: object, path: field.isEmpty ? key : "\(field).\(key)", parent: field)
+        }
+        for (key, entries) in metadata.enums {
+            guard let current = object[key], let entry = entries.first(where: { $0.rawValue == current }) else { continue }
+            object[key] = .string(entry.value)
+        }
+        return .object(object)
+    }
+}
