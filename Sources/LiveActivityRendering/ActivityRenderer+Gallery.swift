@@ -1,11 +1,14 @@
 import Foundation
 import LiveActivityCore
 
-/// The gallery (`GET /gallery`): every presentation of synthetic activities for every workout and state,
-/// like Xcode's previews of a Live Activity. Built here, never from the live store.
+/// The gallery (`GET /gallery`): every presentation of synthetic activities for every kind the server has
+/// (each workout in each state, then each other kind), like Xcode's previews of a Live Activity. Built here,
+/// never from the live store.
 extension ActivityRenderer {
     /// One previewed situation.
     public struct GalleryCase: Sendable {
+        /// The section it is shown in, e.g. "Yoga" or "Emoji".
+        public var group: String
         /// Stable id used in the page (`yoga-paused`), so tests can find each figure (`#yoga-paused-minimal`).
         public var id: String
         /// What the row is called, e.g. "Paused".
@@ -14,8 +17,8 @@ extension ActivityRenderer {
         public var activity: Activity
     }
 
-    /// The situations shown, relative to `now`: for each workout active, stale, paused, pending, ended and a
-    /// timer over an hour; then one with a long name.
+    /// The workout situations shown, relative to `now`: for each workout active, stale, paused, pending,
+    /// ended and a timer over an hour; then one with a long name.
     /// - Parameters:
     ///   - now: the instant the cases are built around.
     ///   - workouts: the workout kind's values (`Kinds/workout/kind.json`), in order.
@@ -38,23 +41,52 @@ extension ActivityRenderer {
         var cases: [GalleryCase] = []
         for workout in workouts {
             cases += [
-                GalleryCase(id: "\(workout)-active", title: "Active",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-active", title: "Active",
                             activity: make("\(workout)-active", workout: workout, start: -20, end: 50)),
-                GalleryCase(id: "\(workout)-stale", title: "Stale (its stale date has passed)",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-stale", title: "Stale (its stale date has passed)",
                             activity: make("\(workout)-stale", workout: workout, start: -40, end: 30, state: .stale, stale: -5)),
-                GalleryCase(id: "\(workout)-paused", title: "Paused",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-paused", title: "Paused",
                             activity: make("\(workout)-paused", workout: workout, start: -30, end: 40, pausedAt: -15)),
-                GalleryCase(id: "\(workout)-pending", title: "Pending (scheduled to start in 5 minutes)",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-pending", title: "Pending (scheduled to start in 5 minutes)",
                             activity: make("\(workout)-pending", workout: workout, start: 300, end: 370, state: .pending)),
-                GalleryCase(id: "\(workout)-ended", title: "Ended",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-ended", title: "Ended",
                             activity: make("\(workout)-ended", workout: workout, start: -80, end: -10, state: .ended, ended: -10)),
-                GalleryCase(id: "\(workout)-long-timer", title: "Timer over an hour",
+                GalleryCase(group: ActivityFacts.name(ofWorkout: workout), id: "\(workout)-long-timer", title: "Timer over an hour",
                             activity: make("\(workout)-long-timer", workout: workout, start: -60, end: 3723)),
             ]
         }
-        cases.append(GalleryCase(id: "long-name", title: "Long name",
+        cases.append(GalleryCase(group: "Other", id: "long-name", title: "Long name",
                                  activity: make("long-name", workout: "extraordinarily long interval training session",
                                                 start: -20, end: 50)))
+        return cases
+    }
+
+    /// The situations of every kind other than the workout, relative to `now`: active and ended, and paused
+    /// for a kind with a countdown, each built from the declaration's example values
+    /// (``ActivityDeclaration/example(of:now:)``). A kind whose example does not validate is left out.
+    public static func galleryCases(now: Date, kinds: KindRegistry) -> [GalleryCase] {
+        var cases: [GalleryCase] = []
+        for kind in kinds.all where kind.attributesType != ClientMessage.defaultAttributesType {
+            guard let declared = kind as? DeclaredKind,
+                  let attributes = try? kind.attributes(from: declared.declaration.example(of: .attributes, now: now), field: "attributes"),
+                  let (state, timer) = try? kind.state(from: declared.declaration.example(of: .contentState, now: now), field: "content.state")
+            else { continue }
+            let name = kind.attributesType
+            func make(_ suffix: String, _ title: String, state activityState: ActivityState = .active, timer: TimerRange?, ended: Bool = false) -> GalleryCase {
+                let content = ActivityContent(state: timer.map { kind.state(state, with: $0) } ?? state, staleDate: timer?.end)
+                let activity = Activity(id: "gallery-\(name)-\(suffix)", attributesType: name, attributes: attributes, content: content,
+                                        timer: timer, activityState: activityState, startDate: now.addingTimeInterval(-20),
+                                        endDate: ended ? now.addingTimeInterval(-10) : nil,
+                                        dismissalDate: ended ? now.addingTimeInterval(4 * 3600) : nil, endReason: ended ? .request : nil)
+                return GalleryCase(group: kind.metadata.label, id: "\(name)-\(suffix)", title: title, activity: activity)
+            }
+            cases.append(make("active", "Active", timer: timer))
+            if var paused = timer {
+                paused.pausedAt = now.addingTimeInterval(-15)
+                cases.append(make("paused", "Paused", timer: paused))
+            }
+            cases.append(make("ended", "Ended", state: .ended, timer: timer, ended: true))
+        }
         return cases
     }
 
@@ -75,18 +107,18 @@ extension ActivityRenderer {
         var body = """
         <main class="gallery">
         <h1>Live Activity previews</h1>
-        <p class="gallery-intro">Every presentation of the workout Live Activity, for each workout and state, at \
+        <p class="gallery-intro">Every presentation of each kind of Live Activity the server has, for each workout and state, at \
         \(HTML.escape(ISODate.format(now))). Appearance: <a href="?theme=light\(keep)">light</a> · \
         <a href="?theme=dark\(keep)">dark</a>.</p>
 
         """
         var currentGroup = ""
-        let cases = Self.galleryCases(now: now, workouts: workoutValues)
+        let cases = Self.galleryCases(now: now, workouts: workoutValues) + Self.galleryCases(now: now, kinds: kinds)
         for item in cases {
-            let group = item.id == "long-name" ? "Other" : ActivityFacts.name(ofWorkout: String(item.id.prefix { $0 != "-" }))
+            let group = item.group
             if group != currentGroup {
                 if !currentGroup.isEmpty { body += "</section>\n" }
-                let groupID = "group-" + group.lowercased()
+                let groupID = "group-" + String(group.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
                 body += "<section aria-labelledby=\"\(groupID)\"><h2 id=\"\(groupID)\">\(HTML.escape(group))</h2>\n"
                 currentGroup = group
             }

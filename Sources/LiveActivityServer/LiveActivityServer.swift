@@ -129,7 +129,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
-        let (catalog, kindErrors) = KindLoader.load(configuration.allKindsDirectories)
+        let (catalog, kindErrors, _) = KindLoader.load(configuration.allKindsDirectories)
         for error in kindErrors {
             logger.error("kind folder skipped", ["error": error.description])
         }
@@ -156,16 +156,22 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
-    /// on the calling thread; a bad folder is skipped and logged, as at start. Thread-safe.
+    /// on the calling thread; a bad folder is skipped and logged, as at start, and a kind loaded before whose
+    /// folder no longer reads keeps its last good version (``KindCatalog/keeping(_:whereFolderFailed:)``).
+    /// Thread-safe.
     public func reloadKinds() {
-        let (catalog, errors) = KindLoader.load(configuration.allKindsDirectories)
+        let (catalog, errors, failed) = KindLoader.load(configuration.allKindsDirectories)
         for error in errors {
             logger.error("kind folder skipped", ["error": error.description])
         }
         let templates = Self.parseTemplates(catalog, logger: logger)
         perform { server in
-            server.replaceKinds(catalog, templates: templates)
-            server.logger.info("kinds reloaded", ["kinds": catalog.registry.names.joined(separator: ",")])
+            let (merged, kept) = catalog.keeping(server.kindCatalog, whereFolderFailed: failed)
+            // Kept kinds' templates are parsed again with the rest (a few small files, and only when one was kept).
+            server.replaceKinds(merged, templates: kept.isEmpty ? templates : Self.parseTemplates(merged, logger: server.logger))
+            var fields = ["kinds": merged.registry.names.joined(separator: ",")]
+            if !kept.isEmpty { fields["kept"] = kept.joined(separator: ",") }
+            server.logger.info("kinds reloaded", fields)
         }
     }
 

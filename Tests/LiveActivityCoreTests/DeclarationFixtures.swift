@@ -47,7 +47,7 @@ enum DeclarationFixtures {
         }
         """
 
-    /// The emoji kind, with the fields of `EmojiActivity`.
+    /// The emoji kind, as `Kinds/emoji/Attributes.swift` declares it.
     static let emoji = """
         import ActivityKit
         import Foundation

@@ -146,5 +146,35 @@ struct RendererTests {
         #expect(html.contains(#"id="long-name-lock-screen""#))
         #expect(html.contains(">1:02:03<"))
         #expect(!html.contains("<script nonce"))
+        // Every other kind the server has, from its declaration's example values: the emoji kind has no countdown,
+        // so no paused case.
+        #expect(html.contains(#"<h2 id="group-emoji">Emoji</h2>"#))
+        for state in ["active", "ended"] {
+            for presentation in Presentation.allCases { #expect(html.contains("id=\"emoji-\(state)-\(presentation.rawValue)\"")) }
+        }
+        #expect(!html.contains(#"id="emoji-paused""#))
+    }
+
+    @Test func galleryShowsADeclaredKindWithItsCountdownPausedToo() throws {
+        let source = """
+        import ActivityKit
+        struct IntervalWorkoutAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable {
+                var heartRate: Int
+                var interval: ClosedRange<Date>
+                var note: String?
+            }
+            var athlete: String
+        }
+        """
+        let folder = try KindFolder.make(name: "interval", path: "k/interval",
+                                         files: ["Attributes.swift": source, "kind.json": #"{"name": "interval", "label": "Interval workout"}"#])
+        let kinds = KindRegistry(KindRegistry.builtIn.all + [try KindRegistry.kind(for: folder)])
+        let cases = ActivityRenderer.galleryCases(now: t0, kinds: kinds).filter { $0.group == "Interval workout" }
+        #expect(cases.map(\.id) == ["interval-active", "interval-paused", "interval-ended"])
+        #expect(cases[0].activity.attributes == .object(["athlete": .string("Athlete")]))
+        #expect(cases[1].activity.timer?.pausedAt != nil)
+        let html = ActivityRenderer(assets: renderer.assets, kinds: kinds).gallery(options: RenderOptions(theme: .light), now: t0)
+        #expect(html.contains(#"<h2 id="group-interval-workout">Interval workout</h2>"#))
     }
 }

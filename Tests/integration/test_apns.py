@@ -235,11 +235,11 @@ def test_push_lifecycle_matches_native_messages(server, transport):
 
             # --- dropped: dates as ISO strings in content-state (a common mistake) -------------------------
             result = await push(start_token, {"aps": {
-                "timestamp": ts + 20, "event": "start", "attributes-type": "workout", "attributes": {"workout": "jogging"},
+                "timestamp": ts + 20, "event": "start", "attributes-type": "workout", "attributes": {"workout": 0},
                 "content-state": {"workoutTimer": [iso_ms(t0), iso_ms(end2)]}, "alert": {"title": "t", "body": "b"}}},
                                 invalid=True)
             assert result["status"] == 200 and result["verdict"] == "dropped", result
-            assert "aps.content-state.workoutTimer[0]" in result["detail"], result
+            assert "aps.content-state: typeMismatch Double at workoutTimer[0]" in result["detail"], result
             assert "activityId" not in result
 
             # both lists agree: the native and pushed activities are the only ones, both ended
@@ -362,7 +362,7 @@ def test_http_refusals_as_apns(server, case, kwargs, status, reason):
 def _start_payload() -> dict:
     now = whole_second_now()
     return {"aps": {"timestamp": int(time.time()), "event": "start", "attributes-type": "workout",
-                    "attributes": {"workout": "aerobics"},
+                    "attributes": {"workout": 1},  # the app's `enum Workout: Int`: aerobics
                     "content-state": {"workoutTimer": [ref_seconds(now), ref_seconds(now + timedelta(seconds=60))]},
                     "alert": {"title": "Go", "body": "Aerobics"}}}
 

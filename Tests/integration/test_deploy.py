@@ -234,7 +234,7 @@ def test_websocket_and_http_through_nginx(start_server, nginx):
     now = time.time()
     token = push_to_start_token(srv)
     r = http_push(base, token, {"aps": {"timestamp": int(now), "event": "start", "attributes-type": "workout",
-                                        "attributes": {"workout": "yoga"},
+                                        "attributes": {"workout": 2},  # yoga, as the app's Int enum encodes it
                                         "content-state": {"workoutTimer": [now - 978307200, now - 978307200 + 60]},
                                         "alert": {"title": "Go", "body": "Yoga"}}}, apns_id="11111111-2222-4333-8444-555555555555")
     assert r.status == 200 and r.verdict == "applied", (r.status, r.headers, r.body, proxy.log())

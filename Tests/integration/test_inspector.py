@@ -169,7 +169,7 @@ def test_same_payloads_give_the_same_verdicts_over_websocket_and_http(server):
     assert [r["id"] for r in pushes] == [s["id"] for s in seen]
     by_cause = {r.get("cause"): r for r in pushes}
     undecodable = by_cause["undecodableContentState"]
-    assert "aps.content-state.workoutTimer[0]" in undecodable["detail"]
+    assert "aps.content-state: typeMismatch Double at workoutTimer[0]" in undecodable["detail"]
     lens = {d["path"]: d for d in undecodable["dates"]}
     assert any("is a string" in w for w in lens["aps.content-state.workoutTimer[0]"]["warnings"])
     ms = by_cause["futureTimestamp"]

@@ -147,6 +147,7 @@ def test_extra_kind_folders_load_and_bad_ones_are_skipped(start_server, tmp_path
     (extra / "interval" / "kind.json").write_text('{"name": "interval", "countdown": "interval"}')
     (extra / "workout").mkdir()  # a second "workout": the built-in one stays
     (extra / "workout" / "kind.json").write_text('{"name": "workout"}')
+    shutil.copy(REPO / "Kinds" / "workout" / "Attributes.swift", extra / "workout")
     srv = start_server("--kinds", str(extra))
     status, body = get(f"{srv.url}/kinds")
     assert status == 200 and [k["name"] for k in json.loads(body)["kinds"]] == ["workout", "emoji"]
@@ -220,7 +221,8 @@ def test_sighup_reloads_the_kind_folders(start_server, tmp_path):
         time.sleep(0.1)
     assert kinds["emoji"]["label"] == "Emoji (reloaded)" and "small" not in kinds["emoji"]["presentations"]
     assert srv.alive()
-    # a broken file on reload: skipped (the defaults stand in), the server goes on
+    # a broken file on reload: logged, and the kind's last good version stands in until it is mended
+    # (its activities and pushes go on working); the server goes on
     emoji_json.write_text("{ nope")
     srv.proc.send_signal(signal.SIGHUP)
     deadline = time.monotonic() + 5
@@ -228,3 +230,5 @@ def test_sighup_reloads_the_kind_folders(start_server, tmp_path):
         time.sleep(0.1)
     assert re.search(r"kind folder skipped.*emoji/kind\.json:1: not valid JSON", "\n".join(srv.stderr_lines))
     assert start_emoji(srv) and srv.alive()
+    kinds = {k["name"]: k for k in json.loads(get(f"{srv.url}/kinds")[1])["kinds"]}
+    assert kinds["emoji"]["label"] == "Emoji (reloaded)"

@@ -14,20 +14,18 @@ extension ActivityCenter {
             let problem = kindProblem(of: activity)
             if activity.kindProblem != problem { activities[id]?.kindProblem = problem }
             if problem == nil, activity.timer == nil, let kind = kinds.all.first(where: { $0.attributesType == activity.attributesType }),
-               kind is DeclaredKind, let timer = (try? kind.state(from: activity.content.state, field: "content.state"))?.timer {
+               let timer = (try? kind.state(from: activity.content.state, field: "content.state"))?.timer {
                 activities[id]?.timer = timer
             }
         }
     }
 
-    /// Why `activity` no longer validates under its kind, or `nil`: its kind is gone, or (for a kind declared
-    /// by an `Attributes.swift`) its attributes or state do not pass the current declaration. The built-in
-    /// Swift kinds do not change under their activities, so they are not checked again.
+    /// Why `activity` no longer validates under its kind, or `nil`: its kind is gone, or its attributes or
+    /// state do not pass the kind's current declaration (`Attributes.swift` and `kind.json`'s limits).
     public func kindProblem(of activity: Activity) -> String? {
         guard let kind = kinds.all.first(where: { $0.attributesType == activity.attributesType }) else {
             return "kind \"\(activity.attributesType)\" is no longer loaded (its folder is gone or does not read); the activity is kept as it was"
         }
-        guard kind is DeclaredKind else { return nil }
         return kind.problem(attributes: activity.attributes, state: activity.content.state)
     }
 }

@@ -91,12 +91,22 @@ public struct DeclaredKind: ActivityKind {
         try checked(decodeCodable(value, as: .attributes, field: field).value, as: .attributes, field: field)
     }
 
-    /// Decodes a content state in Codable form, as the app will (``ActivityKind/state(fromCodable:field:)``).
+    /// Decodes a content state in Codable form, as the app will (``ActivityKind/state(fromCodable:field:)``);
+    /// an undeclared `pausedAt` (seconds since 2001-01-01, as a push carries dates) is kept as the pause mark,
+    /// which the app ignores.
     /// - Returns: the state in protocol form and its countdown.
     /// - Throws: ``ProtocolError`` whose message gives Swift's verdict (``DecodingFailure/summary``).
     public func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
-        let state = try checked(decodeCodable(value, as: .contentState, field: field).value, as: .contentState, field: field)
-        return (state, try countdown(in: state, field: field))
+        var input = value
+        var pausedAt: Date?
+        if !declaresPausedAt, case .object(var object) = value, let mark = object.removeValue(forKey: Self.pausedAtKey) {
+            pausedAt = try CodableDate.decode(mark, field: field.isEmpty ? Self.pausedAtKey : "\(field).\(Self.pausedAtKey)")
+            input = .object(object)
+        }
+        let state = try checked(decodeCodable(input, as: .contentState, field: field).value, as: .contentState, field: field)
+        var timer = try countdown(in: state, field: field)
+        if let pausedAt, timer != nil { timer?.pausedAt = pausedAt }
+        return (timer.map { self.state(state, with: $0) } ?? state, timer)
     }
 
     /// What the app would silently ignore in a Codable-form value (``ActivityKind/warnings(inCodable:as:field:)``).

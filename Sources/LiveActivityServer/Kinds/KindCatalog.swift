@@ -9,6 +9,28 @@ struct KindCatalog: Sendable {
     /// The folders read, by wire name.
     var folders: [String: KindFolder]
 
+    /// This catalog, plus each kind of `previous` whose folder is among `failed` (it was loaded before and
+    /// now does not read) and which this catalog lacks: a folder broken while the server runs keeps its last
+    /// good kind until it is mended, so its activities and pushes go on working.
+    /// - Returns: the merged catalog and the wire names kept from `previous`.
+    func keeping(_ previous: KindCatalog, whereFolderFailed failed: Set<String>) -> (catalog: KindCatalog, kept: [String]) {
+        var kinds = registry.all
+        var folders = self.folders
+        var kept: [String] = []
+        for kind in previous.registry.all where folders[kind.attributesType] == nil {
+            guard let folder = previous.folders[kind.attributesType], failed.contains(folder.path) else { continue }
+            kinds.append(kind)
+            folders[kind.attributesType] = folder
+            kept.append(kind.attributesType)
+        }
+        let order = KindLoader.referenceKinds
+        let sorted = kinds.enumerated().sorted { a, b in
+            let (x, y) = (order.firstIndex(of: a.element.attributesType) ?? Int.max, order.firstIndex(of: b.element.attributesType) ?? Int.max)
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
+        return (KindCatalog(registry: KindRegistry(sorted), folders: folders), kept)
+    }
+
     /// `GET /kinds`'s body: `{"kinds": [{name, label, swiftNames, countdown, durationShortcut, title, image,
     /// fallbackIcon, enums, presentations}]}`, in listing order.
     var json: JSONValue {

@@ -16,10 +16,12 @@ enum KindLoader {
 
     /// Loads every kind folder of `directories`, in order (a later folder with an existing kind's name is
     /// skipped with an error).
-    /// - Returns: the catalog, and one ``KindFolderError`` per folder skipped.
-    static func load(_ directories: [URL]) -> (catalog: KindCatalog, errors: [KindFolderError]) {
+    /// - Returns: the catalog, one ``KindFolderError`` per folder skipped, and the paths of the folders that
+    ///   failed to read (not those skipped for a name already loaded).
+    static func load(_ directories: [URL]) -> (catalog: KindCatalog, errors: [KindFolderError], failed: Set<String>) {
         var folders: [KindFolder] = []
         var errors: [KindFolderError] = []
+        var failed = Set<String>()
         for directory in directories {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names.sorted() where !name.hasPrefix(".") {
@@ -30,14 +32,15 @@ enum KindLoader {
                     folders.append(try read(folder, name: name))
                 } catch {
                     errors.append(error)
+                    failed.insert(folder.path)
                 }
             }
         }
-        return (catalog(from: folders, errors: &errors), errors)
+        return (catalog(from: folders, errors: &errors, failed: &failed), errors, failed)
     }
 
     /// The catalog of `folders`: the built-in kinds first (with their folder's metadata when there is one).
-    static func catalog(from folders: [KindFolder], errors: inout [KindFolderError]) -> KindCatalog {
+    static func catalog(from folders: [KindFolder], errors: inout [KindFolderError], failed: inout Set<String>) -> KindCatalog {
         var kinds: [any ActivityKind] = []
         var byName: [String: KindFolder] = [:]
         for folder in folders {
@@ -46,6 +49,7 @@ enum KindLoader {
                 kind = try KindRegistry.kind(for: folder)
             } catch {
                 errors.append(error)
+                failed.insert(folder.path)
                 continue
             }
             guard byName[kind.attributesType] == nil else {
