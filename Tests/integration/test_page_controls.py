@@ -133,8 +133,9 @@ def test_pause_resume_and_extend(server, browser):
     assert pause.text == "PAUSE" and pause.accessible_name == "Pause Yoga workout"
     assert plus.accessible_name == "Add 1 minute to Yoga workout"
     assert minus.accessible_name == "Take 1 minute off Yoga workout"
-    expanded = browser.find_element(By.CSS_SELECTOR, "#island .island-expanded")
-    island_pause = expanded.find_element(By.CSS_SELECTOR, "button.control-pause")
+    # The expanded figure: the rendered template, then the page's controls under it (a template holds none).
+    expanded = browser.find_element(By.CSS_SELECTOR, "#island .presentation-expanded")
+    island_pause = expanded.find_element(By.CSS_SELECTOR, ".expanded-controls button.control-pause")
     assert island_pause.accessible_name == "Pause Yoga workout" and island_pause.is_displayed()
     assert {b.accessible_name for b in expanded.find_elements(By.CSS_SELECTOR, "button[data-action=extend]")} == {
         "Add 1 minute to Yoga workout", "Take 1 minute off Yoga workout"}
@@ -142,7 +143,9 @@ def test_pause_resume_and_extend(server, browser):
                for b in (pause, plus, minus, island_pause))
     # Running: no paused mark yet. The Lock Screen still fits the HIG's 160 pt, the expanded island too.
     assert not any(has_mark(browser, sel) for sel in ISLAND_COUNTDOWNS)
-    assert screen.rect["height"] <= 160 and expanded.rect["height"] <= 160, (screen.rect, expanded.rect)
+    lock_rect = screen.find_element(By.CSS_SELECTOR, ".lock-screen").rect
+    expanded_rect = expanded.find_element(By.CSS_SELECTOR, ".island-expanded").rect
+    assert lock_rect["height"] <= 160 and expanded_rect["height"] <= 160, (lock_rect, expanded_rect)
 
     # PAUSE (mouse, Lock Screen): every presentation freezes and shows the paused mark.
     pause.click()
@@ -242,7 +245,7 @@ def test_pending_activity_shows_as_upcoming(server, browser):
     wait_for("the island", lambda: island_visible(browser))
     island = browser.find_element(By.ID, "island")
     assert island.get_attribute("data-activity-state") == "pending"
-    assert not island.find_element(By.CSS_SELECTOR, ".island-expanded .control-pause").is_displayed()
+    assert not island.find_element(By.CSS_SELECTOR, ".expanded-controls .control-pause").is_displayed()
 
     # Every presentation shows the planned minute, with the scheduled mark; the rows count down to the start.
     assert countdown_texts(browser, aid) == ["1:00"] * 4, countdown_texts(browser, aid)
