@@ -71,6 +71,21 @@ function staleAt(activity, nowMs) {
   return Number.isFinite(stale) && stale <= nowMs;
 }
 
+/**
+ * Gives each `<img data-image>` showing the server's thumbnail (`/images/{key}@1x.png`) its 2x and 3x files as
+ * a `srcset`, so the browser picks the one for the screen's density (the static renderings inline one PNG).
+ * @param {Element} root
+ * @param {object} activity the protocol's activity object (its `thumbnail`: `{"1x", "2x", "3x"}` URLs).
+ */
+export function addDensities(root, activity) {
+  const t = activity?.thumbnail ?? {};
+  const scales = ["1x", "2x", "3x"].filter((s) => typeof t[s] === "string" && t[s].startsWith("/images/"));
+  if (!scales.includes("1x")) return;
+  for (const img of root.querySelectorAll("img[data-image]")) {
+    if (img.getAttribute("src") === t["1x"]) img.srcset = scales.map((s) => `${t[s]} ${s}`).join(", ");
+  }
+}
+
 const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
 
 /** One presentation of one activity, rendered from its kind's template into a host element. */
@@ -107,6 +122,7 @@ export class Fragment {
     this.activity = activity;
     const offsetMinutes = -new Date(nowMs).getTimezoneOffset();
     this.host.innerHTML = renderFragment(templates[this.presentation], activity, kind, this.presentation, nowMs, offsetMinutes);
+    addDensities(this.host, activity);
     resolveIcons(this.host).catch(() => {});
     tickCountdowns(this.host, activity, nowMs);
     if (focused >= 0) this.host.querySelectorAll(FOCUSABLE)[focused]?.focus();
