@@ -23,10 +23,13 @@ const TOKEN_TEXT = {
 
 const store = new Store();
 const view = new View();
+view.useClock(() => store.serverNow(Date.now()));
 const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message) => request(message),
-  (text) => view.showError(text), () => store.serverNow(Date.now()));
-// The kinds the server accepts: the workout picker and the kind switch come from GET /kinds.
+  (text) => view.showError(text));
+// The kinds the server accepts: the workout picker, the kind switch and every activity's templates come from
+// GET /kinds.
 fetchKinds().then((kinds) => {
+  view.setKinds(kinds); // none (no answer): every activity in the default layout
   if (!kinds.length) return;
   setKinds(kinds);
   view.renderWorkouts(workoutChoices(kinds));
@@ -89,7 +92,6 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     }
     if (result.roleChanged || message.type === "hello") onRole(store.role);
     if (result.changed) view.renderActivities(store.ordered());
-    if (result.changed) emojiKind.render(store.ordered());
     if (result.changed) shares.renderActivities(store.ordered());
     shares.apply(message);
     historyPanel.apply(message);

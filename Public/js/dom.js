@@ -39,15 +39,6 @@ export function delegate(root, selector, type, handler) {
 }
 
 /**
- * Clones the first element of a <template>.
- * @param {HTMLTemplateElement} template
- * @returns {Element}
- */
-export function cloneTemplate(template) {
-  return template.content.firstElementChild.cloneNode(true);
-}
-
-/**
  * Sets `textContent` only when it differs (avoids needless DOM writes on every clock frame).
  * @param {Node} node
  * @param {string} text

@@ -43,7 +43,7 @@ export async function fetchTemplates(kind, fetchImpl = fetch) {
  */
 export function renderFragment(template, activity, kind, presentation, nowMs, offsetMinutes = 0) {
   const context = buildRenderContext(activity, kind, nowMs, offsetMinutes);
-  return template ? template.render(context).trim() : defaultLayout(context, kind, presentation);
+  return template ? template.render(context).trim() : defaultLayout(context, kind, presentation, activity);
 }
 
 const FRAMES = {
@@ -54,14 +54,42 @@ const FRAMES = {
 const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 
 /**
+ * The default layout's accessible summary, as the server's `ActivityFacts.summary` words it: the title (with the
+ * kind's label, lowercased, when the kind has enums: "Ada: Pyramid intervals"), then the time left ("0:50
+ * left", "2:00 planned") or, without a countdown, the state's text values, then the badge, lowercased.
+ * @param {object} context the render context.
+ * @param {object} kind the kind.
+ * @param {object} [activity] the protocol's activity object (its raw state, for a kind without a countdown).
+ * @returns {string}
+ */
+export function defaultSummary(context, kind, activity) {
+  const shown = context.activity ?? {};
+  const label = kind.label ?? kind.name;
+  const title = shown.title ?? label;
+  const parts = [Object.keys(kind.enums ?? {}).length ? `${title} ${String(label).toLowerCase()}` : title];
+  const countdown = kind.countdown && context[kind.countdown]?.countdown;
+  if (countdown) parts.push(shown.state === "pending" ? `${countdown} planned` : `${countdown} left`);
+  else {
+    const state = activity?.content?.state ?? {};
+    const skipped = new Set([kind.countdown ?? "", "pausedAt"]);
+    const text = Object.keys(state).sort().filter((k) => !skipped.has(k) && typeof state[k] === "string")
+      .map((k) => state[k]).join(" ");
+    if (text) parts.push(text);
+  }
+  if (shown.badge) parts.push(String(shown.badge).toLowerCase());
+  return parts.join(", ");
+}
+
+/**
  * The generated default layout, as the server's `ActivityRenderer+DefaultLayout.swift` draws it: a plain list
  * of the title, each field's value and the countdown, in the presentation's frame.
  * @param {object} context the render context.
  * @param {object} kind the kind.
  * @param {string} presentation e.g. "compact".
+ * @param {object} [raw] the protocol's activity object (for the accessible summary).
  * @returns {string} HTML.
  */
-export function defaultLayout(context, kind, presentation) {
+export function defaultLayout(context, kind, presentation, raw) {
   const [tag, classes] = FRAMES[presentation] ?? FRAMES["lock-screen"];
   const activity = context.activity ?? {};
   const items = [`<li class="default-title"><p class="default-name">${escape(activity.title ?? kind.label)}</p></li>`];
@@ -86,7 +114,7 @@ export function defaultLayout(context, kind, presentation) {
   const paused = activity.paused ? ' data-paused="true"' : "";
   const role = tag === "div" ? ' role="group"' : "";
   return `<${tag} class="${classes} default-layout" data-kind="${escape(kind.name)}" data-activity-id="${escape(activity.id ?? "")}" ` +
-    `data-activity-state="${escape(activity.state ?? "")}"${paused} aria-label="${escape(activity.summary ?? "")}"${role}>` +
+    `data-activity-state="${escape(activity.state ?? "")}"${paused} aria-label="${escape(defaultSummary(context, kind, raw))}"${role}>` +
     `<ul class="default-fields">${items.join("")}</ul></${tag}>`;
 }
 

@@ -1,9 +1,12 @@
-// The DOM side: cached element refs, rendering with textContent/<template>, delegated events.
-// It never talks to the socket; app.js connects it to the store and the socket.
+// The DOM side: cached element refs, delegated events, the page-only parts around each activity (controls,
+// badges, the alert banner). The activities themselves are drawn from their kind's templates
+// (activity-view.js). It never talks to the socket; app.js connects it to the store and the socket.
 
-import { qs, qsa, on, delegate, cloneTemplate, setText, setAttr } from "./dom.js";
-import { availableControls, displaySeconds, isPaused, isPending, workoutLabel, workoutOf } from "./store.js";
+import { qs, qsa, on, delegate, setText, setAttr } from "./dom.js";
+import { activityTitle, availableControls, displaySeconds, isPaused, isPending, startsInSeconds, workoutLabel,
+  workoutOf } from "./store.js";
 import { formatCountdown } from "./time.js";
+import { Fragment, KindTemplates } from "./activity-view.js";
 
 const STATUS_TEXT = { connecting: "Connecting…", open: "Connected", closed: "Disconnected, reconnecting…" };
 /** What the status says after the page itself gave up on a connection (socket.js `reason`). */
@@ -32,8 +35,8 @@ export function badgeText(activity) {
 const BANNER_MS = 4000;
 /** How long an alert keeps the Dynamic Island expanded, in ms. */
 const ISLAND_ALERT_MS = 2500;
-/** The Lock Screen's line under the workout name, by state. */
-const MOTTO = { pending: "Starts soon", default: "Keep it going!!!" };
+/** The Dynamic Island's presentations on the page, each in a `.fragment[data-presentation]` of #island. */
+const ISLAND_PRESENTATIONS = ["compact", "minimal", "expanded", "small"];
 
 /**
  * Accessible name of a control button ("Pause Yoga workout", "Add 1 minute to Yoga workout").
@@ -69,19 +72,18 @@ export class View {
     this.$announcer = qs("#announcer");
     this.$lockList = qs("#lock-screens");
     this.$lockEmpty = qs("#lock-empty");
-    this.$lockTemplate = qs("#lock-screen-template");
     this.$island = qs("#island");
     this.$islandEmpty = qs("#island-empty");
-    this.$islandNames = qsa(".workout-name", this.$island);
-    this.$islandCountdowns = qsa(".countdown", this.$island);
-    this.$islandIcon = qs(".workout-icon", this.$island);
-    this.$islandStop = qs(".island-stop", this.$island);
+    this.$islandStartsIn = qs(".starts-in", this.$island);
     this.$islandControls = this._controlsIn(qs(".expanded-controls", this.$island));
+    /** @type {Fragment[]} the island's presentations */
+    this._islandFragments = ISLAND_PRESENTATIONS.map((p) => new Fragment(qs(`.fragment[data-presentation="${p}"]`, this.$island), p));
+    this._kinds = new KindTemplates(() => this.renderActivities(this._activities));
     this.$tokenForm = qs("#token-form");
     this.$tokenInput = qs("#token-input");
     this.$tokenMessage = qs("#token-message");
 
-    /** @type {Map<string, {el: Element, name: Element, icon: Element, badge: Element, motto: Element, countdown: Element,
+    /** @type {Map<string, {el: Element, fragment: Fragment, startsIn: Element,
      *   controls: {group: Element, pause: HTMLButtonElement, extend: HTMLButtonElement[]}}>} */
     this._rows = new Map();
     /** @type {object[]} activities as last rendered, in display order */
@@ -98,6 +100,8 @@ export class View {
     this._lost = null;
     /** @type {string|null} */
     this._role = null;
+    /** @type {() => number} the server's current time, epoch ms (app.js sets the store's) */
+    this._serverNow = () => Date.now();
 
     delegate(this.$picker, "button[data-workout]", "click", (_ev, button) => {
       this.selectWorkout(button.dataset.workout);
@@ -108,7 +112,8 @@ export class View {
    * Registers a handler for a user intent:
    * - "start": `({workout: string, durationText: string})`, on START (or Enter in the duration field);
    * - "stopAll": `()`, on STOP;
-   * - "endActivity": `(activityId: string)`, on the expanded island's STOP;
+   * - "endActivity": `(activityId: string)`, on a template's STOP link (`<a data-action="end">`, the expanded
+   *   island's), which does not navigate;
    * - "control": `({action: "pause"|"resume"|"extend", activityId: string, seconds?: number})`, on PAUSE / RESUME /
    *   +1 min / −1 min (Lock Screen views and expanded island);
    * - "token": `(token: string)`, when the token form is submitted.
@@ -124,9 +129,13 @@ export class View {
     } else if (event === "stopAll") {
       on(this.$stop, "click", () => handler());
     } else if (event === "endActivity") {
-      delegate(this.$island, "button.island-stop", "click", (_ev, button) => {
-        if (button.dataset.activityId) handler(button.dataset.activityId);
-      });
+      const relay = (ev, link) => {
+        ev.preventDefault(); // workout://stop and the like: the page ends the activity instead
+        const id = link.closest("[data-activity-id]")?.dataset.activityId;
+        if (link.dataset.action === "end" && id && link.getAttribute("aria-disabled") !== "true") handler(id);
+      };
+      delegate(this.$island, "a[data-action]", "click", relay);
+      delegate(this.$lockList, "a[data-action]", "click", relay);
     } else if (event === "control") {
       const relay = (_ev, button) => {
         const { action, activityId } = button.dataset;
@@ -263,9 +272,24 @@ export class View {
     const canControl = open && !WATCH_ONLY.has(this._role);
     this.$start.disabled = !canControl;
     this.$stop.disabled = !canControl;
-    this.$islandStop.disabled = WATCH_ONLY.has(this._role);
     for (const row of this._rows.values()) this._enableControls(row.controls);
     this._enableControls(this.$islandControls);
+    this._enableLinks(this.$lockList);
+    this._enableLinks(this.$island);
+  }
+
+  /** @private A template's action links (STOP): marked disabled for a viewer (a click then does nothing). */
+  _enableLinks(root) {
+    const disabled = WATCH_ONLY.has(this._role) ? "true" : null;
+    for (const link of qsa("a[data-action]", root)) setAttr(link, "aria-disabled", disabled);
+  }
+
+  /**
+   * Takes the server's kinds (`GET /kinds`): each activity is drawn with its kind's templates.
+   * @param {object[]} kinds the `kinds` array (empty when the server did not answer: default layouts).
+   */
+  setKinds(kinds) {
+    this._kinds.setKinds(kinds);
   }
 
   /** @private Like the island's STOP: disabled for a viewer; while disconnected a click explains why nothing happens. */
@@ -286,10 +310,12 @@ export class View {
    * @param {string|null} id
    * @param {object|null} activity
    */
-  _fillControls(controls, id, activity) {
-    const can = activity ? availableControls(activity) : { pause: false, resume: false, extend: false };
+  _fillControls(controls, id, activity, kind = null) {
+    // Only a kind with a countdown can be paused or extended; a marked activity (kindProblem) is refused.
+    const can = activity && kind?.countdown && !activity.kindProblem ? availableControls(activity)
+      : { pause: false, resume: false, extend: false };
     controls.group.hidden = !(can.pause || can.resume || can.extend);
-    const label = activity ? workoutLabel(workoutOf(activity)) : "";
+    const label = activity ? labelOf(activity) : "";
     setAttr(controls.group, "aria-label", `${label} workout controls`);
     const action = can.resume ? "resume" : "pause";
     controls.pause.hidden = !(can.pause || can.resume);
@@ -348,10 +374,13 @@ export class View {
   }
 
   /**
-   * Renders the Lock Screen list and the Dynamic Island (the first activity). Countdown text is left to renderClock.
+   * Renders the Lock Screen list and the Dynamic Island (the first activity, the most relevant), each from the
+   * activity's kind's templates. A fragment is rendered again only when its activity changed; countdowns are
+   * left to renderClock.
    * @param {object[]} activities in display order (highest ranked first).
    */
   renderActivities(activities) {
+    const nowMs = this._serverNow();
     const seen = new Set();
     activities.forEach((activity, index) => {
       const id = String(activity.id);
@@ -361,7 +390,7 @@ export class View {
         row = this._createRow();
         this._rows.set(id, row);
       }
-      this._fillRow(row, id, activity);
+      this._fillRow(row, id, activity, nowMs);
       const here = this.$lockList.children[index] ?? null;
       if (here !== row.el) this.$lockList.insertBefore(row.el, here);
     });
@@ -373,28 +402,49 @@ export class View {
       }
     }
     this.$lockEmpty.hidden = activities.length > 0;
-    this._renderIsland(activities[0] ?? null);
+    this._renderIsland(activities[0] ?? null, nowMs);
     this._activities = activities;
+    this._enableLinks(this.$lockList);
+    this._enableLinks(this.$island);
   }
 
   /**
-   * Updates every countdown. Cheap when nothing changed, so it can run on every animation frame.
+   * Sets the clock the fragments are rendered at (the server's, from the store).
+   * @param {() => number} serverNow the server's current time, epoch ms.
+   */
+  useClock(serverNow) {
+    this._serverNow = serverNow;
+  }
+
+  /**
+   * Updates every countdown (the fragments' `[data-countdown]`, the time to a scheduled start, the banner's).
+   * Cheap when nothing changed, so it can run on every animation frame; a fragment whose stale date just
+   * passed is rendered again.
    * @param {number} serverNowMs the server's current time, epoch ms.
    */
   renderClock(serverNowMs) {
+    let stale = false;
     for (const activity of this._activities) {
       const row = this._rows.get(String(activity.id));
-      if (row) setText(row.countdown, formatCountdown(displaySeconds(activity, serverNowMs)));
+      if (!row) continue;
+      stale = row.fragment.tick(serverNowMs) || stale;
+      this._fillStartsIn(row.startsIn, activity, serverNowMs);
     }
+    for (const fragment of this._islandFragments) stale = fragment.tick(serverNowMs) || stale;
     const top = this._activities[0];
-    if (top) {
-      const text = formatCountdown(displaySeconds(top, serverNowMs));
-      for (const el of this.$islandCountdowns) setText(el, text);
-    }
+    if (top) this._fillStartsIn(this.$islandStartsIn, top, serverNowMs);
     if (this._bannerActivityId !== null && this.$bannerCountdown) {
       const shown = this._activities.find((a) => String(a.id) === this._bannerActivityId);
       if (shown) setText(this.$bannerCountdown, formatCountdown(displaySeconds(shown, serverNowMs)));
     }
+    if (stale) this.renderActivities(this._activities);
+  }
+
+  /** @private "Starts in m:ss" under a scheduled (pending) activity; hidden otherwise. */
+  _fillStartsIn(el, activity, nowMs) {
+    const pending = isPending(activity);
+    el.hidden = !pending;
+    if (pending) setText(el, `Starts in ${formatCountdown(startsInSeconds(activity, nowMs))}`);
   }
 
   /**
@@ -406,63 +456,90 @@ export class View {
     const before = this._announcedStatus.get(id);
     this._announcedStatus.set(id, status);
     if (before === undefined || before === status || !this.$announcer) return;
-    const name = workoutLabel(workoutOf(activity));
-    setText(this.$announcer, `${name} workout: ${status.toLowerCase()}`);
+    setText(this.$announcer, `${labelOf(activity)} workout: ${status.toLowerCase()}`);
   }
 
-  /** @private */
+  /** @private A Lock Screen row: the rendered fragment, then the page's own parts (start time, controls). */
   _createRow() {
-    const el = cloneTemplate(this.$lockTemplate);
-    return {
-      el,
-      name: qs(".workout-name", el),
-      icon: qs(".workout-icon", el),
-      badge: qs(".badge", el),
-      motto: qs(".motto", el),
-      countdown: qs(".countdown", el),
-      controls: this._controlsIn(qs(".lock-actions", el)),
-    };
+    const doc = this.$lockList.ownerDocument;
+    const el = doc.createElement("li");
+    el.className = "lock-item";
+    const host = doc.createElement("div");
+    host.className = "fragment";
+    host.dataset.presentation = "lock-screen";
+    const startsIn = doc.createElement("p");
+    startsIn.className = "starts-in";
+    setAttr(startsIn, "role", "timer");
+    startsIn.hidden = true;
+    const group = doc.createElement("div");
+    group.className = "lock-actions activity-controls";
+    setAttr(group, "role", "group");
+    for (const [cls, action, seconds, text] of [["control-extend", "extend", "-60", "\u22121 min"],
+      ["control-pause", "pause", null, "PAUSE"], ["control-extend", "extend", "60", "+1 min"]]) {
+      const b = doc.createElement("button");
+      b.type = "button";
+      b.className = `control ${cls}`;
+      b.dataset.action = action;
+      if (seconds) b.dataset.seconds = seconds;
+      b.textContent = text;
+      group.append(b);
+    }
+    el.append(host, startsIn, group);
+    return { el, fragment: new Fragment(host, "lock-screen"), startsIn, controls: this._controlsIn(group) };
   }
 
   /** @private */
-  _fillRow(row, id, activity) {
-    const workout = workoutOf(activity);
-    const state = activity.activityState ?? "active";
+  _fillRow(row, id, activity, nowMs) {
+    const kind = this._kinds.kindOf(activity);
     setAttr(row.el, "data-activity-id", id);
-    setAttr(row.el, "data-activity-state", state);
+    setAttr(row.el, "data-activity-state", activity.activityState ?? "active");
+    setAttr(row.el, "data-kind", kind?.name ?? null);
     // A broadcast channel (iOS 18) the activity is subscribed to: shown as the row's tooltip.
     setAttr(row.el, "data-channel-id", activity.channelId ?? null);
-    setAttr(row.el, "title", activity.channelId ? `Subscribed to broadcast channel ${activity.channelId}` : null);
-    setAttr(row.icon, "data-workout", workout);
-    setText(row.name, workoutLabel(workout));
     setAttr(row.el, "data-paused", isPaused(activity) ? "true" : null);
-    setText(row.badge, badgeText(activity));
+    // A stored activity that no longer decodes as its kind (kindProblem): shown, marked, not controllable.
+    setAttr(row.el, "data-kind-problem", activity.kindProblem ? String(activity.kindProblem) : null);
+    const title = activity.kindProblem ? `Marked: ${activity.kindProblem}`
+      : activity.channelId ? `Subscribed to broadcast channel ${activity.channelId}` : null;
+    setAttr(row.el, "title", title);
+    this._showFragment(row.fragment, activity, kind, nowMs);
     this._announceStatus(id, activity);
-    setText(row.motto, isPending(activity) ? MOTTO.pending : MOTTO.default);
-    this._fillControls(row.controls, id, activity);
+    this._fillStartsIn(row.startsIn, activity, nowMs);
+    this._fillControls(row.controls, id, activity, kind);
+  }
+
+  /** @private Renders a fragment once its kind's templates are known (it stays as it was until then). */
+  _showFragment(fragment, activity, kind, nowMs) {
+    const templates = kind ? this._kinds.templatesOf(kind) : null;
+    if (templates) fragment.show(activity, kind, templates, nowMs);
   }
 
   /** @private */
-  _renderIsland(top) {
+  _renderIsland(top, nowMs) {
     this.$island.hidden = top === null;
     this.$islandEmpty.hidden = top !== null;
     if (top === null) {
       setAttr(this.$island, "data-activity-id", null);
-      setAttr(this.$islandStop, "data-activity-id", null);
       setAttr(this.$island, "data-paused", null);
+      setAttr(this.$island, "data-kind", null);
+      for (const fragment of this._islandFragments) fragment.clear();
       this._fillControls(this.$islandControls, null, null);
       return;
     }
     const id = String(top.id);
-    const workout = workoutOf(top);
-    const label = workoutLabel(workout);
+    const kind = this._kinds.kindOf(top);
     setAttr(this.$island, "data-activity-id", id);
     setAttr(this.$island, "data-activity-state", top.activityState ?? "active");
+    setAttr(this.$island, "data-kind", kind?.name ?? null);
     setAttr(this.$island, "data-paused", isPaused(top) ? "true" : null);
-    setAttr(this.$islandIcon, "data-workout", workout);
-    for (const el of this.$islandNames) setText(el, label);
-    setAttr(this.$islandStop, "data-activity-id", id);
-    setAttr(this.$islandStop, "aria-label", `Stop ${label} workout`);
-    this._fillControls(this.$islandControls, id, top);
+    for (const fragment of this._islandFragments) this._showFragment(fragment, top, kind, nowMs);
+    this._fillStartsIn(this.$islandStartsIn, top, nowMs);
+    this._fillControls(this.$islandControls, id, top, kind);
   }
+}
+
+/** @private The name controls and announcements use: the workout's ("Yoga"), or the kind's title. */
+function labelOf(activity) {
+  return activity?.attributesType === "workout" || activity?.attributesType === undefined
+    ? workoutLabel(workoutOf(activity)) : activityTitle(activity);
 }

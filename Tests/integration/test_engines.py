@@ -133,16 +133,16 @@ def test_dashboard_starts_counts_down_pauses_and_stops(server, engine):
         engine.click("#start")
         activity = engine.wait("a Lock Screen view",
                                "const e = document.querySelector('.lock-screen'); return e && e.dataset.activityId")
-        countdown = f'.lock-screen[data-activity-id="{activity}"] .countdown'
+        countdown = f'.lock-item[data-activity-id="{activity}"] .countdown'
         first = engine.wait("a countdown", "const t = document.querySelector(arguments[0]).textContent;"
                                            "return new RegExp(arguments[1]).test(t) && t", countdown, COUNTDOWN)
         engine.wait("the countdown to move", "const t = document.querySelector(arguments[0]).textContent;"
                                              "return t !== arguments[1] && t", countdown, first, timeout=4)
         engine.wait("the island", "return !document.getElementById('island').hidden")
 
-        engine.click(f'.lock-screen[data-activity-id="{activity}"] button.control-pause')
+        engine.click(f'.lock-item[data-activity-id="{activity}"] button.control-pause')
         engine.wait("the paused state", """
-            const row = document.querySelector(`.lock-screen[data-activity-id="${arguments[0]}"]`);
+            const row = document.querySelector(`.lock-item[data-activity-id="${arguments[0]}"]`);
             return row.dataset.paused === 'true' && row.querySelector('.badge').textContent === 'Paused'
               && row.querySelector('button.control-pause').textContent === 'RESUME';""", activity)
         assert api(f"{server.url}/api/activities/{activity}")["content"]["state"].get("pausedAt")

@@ -488,14 +488,16 @@ if (!row) return null;
 const thumb = row.querySelector('.emoji-thumb'), img = row.querySelector('.emoji-image'),
       logo = row.querySelector('.emoji-logo'), state = row.querySelector('.emoji-state');
 const r = (el) => { const b = el.getBoundingClientRect(); return {x: b.left, y: b.top, w: b.width, h: b.height}; };
-return {thumbnail: thumb.dataset.thumbnail, src: img.currentSrc || img.src, loaded: img.complete && img.naturalWidth > 0,
+// The template's <img data-image> shows the server's /images/… once it has the thumbnail, the photo icon until then.
+const shows = (el) => el && (el.getAttribute('src').startsWith('/images/') ? 'ready' : 'fallback');
+return {thumbnail: shows(img), src: img.currentSrc || img.src, loaded: img.complete && img.naturalWidth > 0,
         naturalWidth: img.naturalWidth, radius: getComputedStyle(img).borderTopLeftRadius,
         img: r(img), logo: r(logo), logoFilter: getComputedStyle(logo).filter, logoVisible: getComputedStyle(logo).display,
         emoji: state.textContent, stateBox: r(state),
         workoutHidden: [...row.children].filter((c) => !c.classList.contains('emoji-layout'))
                          .every((c) => getComputedStyle(c).display === 'none'),
         island: document.querySelector('#island')?.dataset.kind ?? null,
-        islandThumb: document.querySelector('#island .emoji-expanded .emoji-thumb')?.dataset.thumbnail ?? null};
+        islandThumb: shows(document.querySelector('#island .emoji-expanded .emoji-image')) ?? null};
 """
 
 
@@ -521,7 +523,8 @@ def test_page_shows_fallback_then_thumbnail_with_overlay(start_server, images):
         state.send_keys("🚴")
         driver.find_element(By.ID, "start").click()
 
-        first = _wait("the emoji Lock Screen view", lambda: driver.execute_script(GEOMETRY_JS), 5)
+        first = _wait("the emoji Lock Screen view, its image loaded",
+                      lambda: (lambda g: g if g and g["loaded"] else None)(driver.execute_script(GEOMETRY_JS)), 5)
         assert first["thumbnail"] == "fallback", first
         assert first["src"].endswith("/icons/photo.svg"), first
         assert first["loaded"], first

@@ -87,7 +87,7 @@ def test_dashboard_works_from_the_keyboard(server, browser):
     assert "Jogging" in screen.text
 
     # PAUSE (Enter), RESUME (Space) on the Lock Screen; +1 min (Enter) moves the end by a minute.
-    pause = f'.lock-screen[data-activity-id="{activity}"] button.control-pause'
+    pause = f'.lock-item[data-activity-id="{activity}"] button.control-pause'
     tab_to(browser, pause)
     press(browser, Keys.ENTER)
     wait_for("paused", lambda: api_activity(server.url, activity)["content"]["state"].get("pausedAt"))
@@ -97,7 +97,7 @@ def test_dashboard_works_from_the_keyboard(server, browser):
     press(browser, Keys.SPACE)
     wait_for("running again", lambda: "pausedAt" not in api_activity(server.url, activity)["content"]["state"])
     end_before = api_activity(server.url, activity)["content"]["state"]["workoutTimer"]["end"]
-    tab_to(browser, f'.lock-screen[data-activity-id="{activity}"] button[data-action=extend][data-seconds="60"]')
+    tab_to(browser, f'.lock-item[data-activity-id="{activity}"] button[data-action=extend][data-seconds="60"]')
     press(browser, Keys.ENTER)
     wait_for("the end a minute later",
              lambda: api_activity(server.url, activity)["content"]["state"]["workoutTimer"]["end"] != end_before)

@@ -162,7 +162,7 @@ def test_page_notices_a_silent_connection_and_resumes_without_missing_anything(s
         wait_for("#status open again", lambda: status_state(browser) == "open", timeout=15)
         wait_for("the jogging workout started meanwhile", lambda: [
             s.get_attribute("data-activity-id") for s in lock_screens(browser)] == [jogging, yoga], timeout=5)
-        paused = browser.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{yoga}"]')
+        paused = browser.find_element(By.CSS_SELECTOR, f'.lock-item[data-activity-id="{yoga}"]')
         wait_for("the yoga workout paused meanwhile", lambda: paused.get_attribute("data-paused") == "true")
         # It resumed after the last event it had applied (not a fresh snapshot).
         resumed = [line for line in proxy.ws_request_lines() if "since=" in line]

@@ -5,9 +5,11 @@ Screenshots go to Tests/artifacts/ (dashboard.png, with a running Yoga workout, 
 
 The DOM contract checked here is documented in Public/index.html and Public/js/view.js:
 picker `button[data-workout][aria-pressed]`, `input#duration`, `button#start`, `button#stop`,
-`#status[data-state][data-extensions]`, `#error[role=alert]`, `.lock-screen[data-activity-id][data-activity-state]`
-with `.workout-name` and `.countdown`, and `#island[data-activity-id]` holding `.island-compact`, `.island-minimal`,
-`.island-expanded` (each with a `.countdown`) and `button.island-stop`.
+`#status[data-state][data-extensions]`, `#error[role=alert]`, `.lock-item[data-activity-id][data-activity-state]`
+(the row: the kind's rendered `.lock-screen` with `.workout-name` and `.countdown`, then the page's controls), and
+`#island[data-activity-id]` holding the kind's rendered `.island-compact`, `.island-minimal`, `.island-expanded`
+and `.activity-small` (the workout's minimal shows the date range, the others a `.countdown`) and the expanded
+template's STOP link `a.island-stop[data-action=end]`.
 """
 from __future__ import annotations
 
@@ -125,7 +127,7 @@ def open_dashboard(driver: WebDriver, url: str) -> None:
 
 
 def lock_screens(driver: WebDriver) -> list:
-    return css(driver, ".lock-screen")
+    return css(driver, ".lock-item")
 
 
 def island_visible(driver: WebDriver) -> bool:
@@ -189,10 +191,11 @@ def test_start_yoga_shows_lock_screen_and_island(server, browser):
     wait_for("the island", lambda: island_visible(browser))
     island = browser.find_element(By.ID, "island")
     assert island.get_attribute("data-activity-id") == activity_id
-    for part in (".island-compact", ".island-minimal", ".island-expanded"):
+    for part in (".island-compact", ".island-expanded", ".activity-small"):
         assert island.find_elements(By.CSS_SELECTOR, f"{part} .countdown"), f"{part} has no .countdown"
+    assert re.match(r"^\d\d:\d\d – \d\d:\d\d$", island.find_element(By.CSS_SELECTOR, ".island-minimal .date-range").text)
     assert "yoga" in island.find_element(By.CSS_SELECTOR, ".island-expanded .workout-name").text.lower()
-    stop = island.find_element(By.CSS_SELECTOR, ".island-expanded button.island-stop")
+    stop = island.find_element(By.CSS_SELECTOR, ".island-expanded a.island-stop[data-action=end]")
     assert stop.is_displayed()
 
     countdown = screen.find_element(By.CSS_SELECTOR, ".countdown")
@@ -203,12 +206,12 @@ def test_start_yoga_shows_lock_screen_and_island(server, browser):
     assert COUNTDOWN_RE.match(second), second
     assert second < first  # same width m:ss, so string order is time order
 
-    # The three island presentations show the same time as the Lock Screen (within one tick).
+    # The island's countdowns (compact, expanded, small) show the same time as the Lock Screen (within one tick).
     times = [e.text for e in island.find_elements(By.CSS_SELECTOR, ".countdown")]
     assert len(times) == 3 and all(COUNTDOWN_RE.match(t) for t in times), times
 
     # Geometry from the HIG table for a 393 pt phone (1 pt = 1 CSS px).
-    rect = screen.rect
+    rect = screen.find_element(By.CSS_SELECTOR, ".lock-screen").rect
     assert 330 <= rect["width"] <= 365 and rect["height"] <= 160, rect
     expanded = island.find_element(By.CSS_SELECTOR, ".island-expanded").rect
     assert 360 <= expanded["width"] <= 380 and 84 <= expanded["height"] <= 160, expanded
@@ -232,7 +235,7 @@ def test_island_stop_ends_that_activity(server, browser):
     assert "jogging" in screen.find_element(By.CSS_SELECTOR, ".workout-name").text.lower()
     wait_for("the island", lambda: island_visible(browser))
 
-    browser.find_element(By.CSS_SELECTOR, "#island .island-expanded button.island-stop").click()
+    browser.find_element(By.CSS_SELECTOR, "#island .island-expanded a.island-stop[data-action=end]").click()
     wait_for("no .lock-screen", lambda: not lock_screens(browser))
     wait_for("the island to hide", lambda: not island_visible(browser))
     assert browser.find_element(By.ID, "island").get_attribute("hidden") is not None
@@ -362,14 +365,14 @@ def test_stale_paused_and_ended_states(server, browser):
 
     ids = run(setup())
     screen = lambda name: browser.find_element(  # noqa: E731
-        By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{ids[name]}"]')
+        By.CSS_SELECTOR, f'.lock-item[data-activity-id="{ids[name]}"]')
     wait_for("three .lock-screens", lambda: len(lock_screens(browser)) == 3)
     assert [s.get_attribute("data-activity-id") for s in lock_screens(browser)] == [
         ids["stale"], ids["paused"], ids["ended"]]  # relevanceScore order
     wait_for("stale state", lambda: screen("stale").get_attribute("data-activity-state") == "stale")
     wait_settled(browser, "the stale Lock Screen", screen("stale"))  # its opacity is a 0.3 s transition
     assert screen("stale").find_element(By.CSS_SELECTOR, ".badge").text.lower() == "stale"
-    assert float(screen("stale").value_of_css_property("opacity")) < 1
+    assert float(screen("stale").find_element(By.CSS_SELECTOR, ".lock-screen").value_of_css_property("opacity")) < 1
     assert screen("ended").get_attribute("data-activity-state") == "ended"
     assert screen("ended").find_element(By.CSS_SELECTOR, ".badge").text.lower() == "ended"
     assert "yoga" in screen("ended").find_element(By.CSS_SELECTOR, ".workout-name").text.lower()

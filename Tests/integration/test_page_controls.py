@@ -44,14 +44,14 @@ def seconds(text: str) -> int:
 
 
 def screen_for(driver: WebDriver, activity_id: str):
-    return driver.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{activity_id}"]')
+    return driver.find_element(By.CSS_SELECTOR, f'.lock-item[data-activity-id="{activity_id}"]')
 
 
 def countdown_texts(driver: WebDriver, activity_id: str) -> list[str]:
-    """The Lock Screen countdown, then the island's compact, minimal and expanded ones (all read in one go)."""
+    """The Lock Screen countdown, then the island's compact, expanded and small ones (all read in one go)."""
     return driver.execute_script("""
         const id = arguments[0];
-        const lock = document.querySelector(`.lock-screen[data-activity-id="${id}"] .countdown`);
+        const lock = document.querySelector(`.lock-item[data-activity-id="${id}"] .countdown`);
         const island = [...document.querySelectorAll('#island .countdown')].map((e) => e.textContent);
         return [lock ? lock.textContent : null, ...island];
     """, activity_id)
@@ -71,8 +71,8 @@ def has_mark(driver: WebDriver, selector: str) -> bool:
     return m["content"] not in ("none", "normal") and m["display"] != "none" and m["width"] > 0
 
 
-ISLAND_COUNTDOWNS = ("#island .island-compact .countdown", "#island .island-minimal .countdown",
-                     "#island .island-expanded .countdown")
+ISLAND_COUNTDOWNS = ("#island .island-compact .countdown", "#island .island-expanded .countdown",
+                     "#island .activity-small .countdown")
 
 
 def api_activity(server_url: str, activity_id: str) -> dict:
@@ -133,8 +133,9 @@ def test_pause_resume_and_extend(server, browser):
     assert pause.text == "PAUSE" and pause.accessible_name == "Pause Yoga workout"
     assert plus.accessible_name == "Add 1 minute to Yoga workout"
     assert minus.accessible_name == "Take 1 minute off Yoga workout"
-    expanded = browser.find_element(By.CSS_SELECTOR, "#island .island-expanded")
-    island_pause = expanded.find_element(By.CSS_SELECTOR, "button.control-pause")
+    # The expanded figure: the rendered template, then the page's controls under it (a template holds none).
+    expanded = browser.find_element(By.CSS_SELECTOR, "#island .presentation-expanded")
+    island_pause = expanded.find_element(By.CSS_SELECTOR, ".expanded-controls button.control-pause")
     assert island_pause.accessible_name == "Pause Yoga workout" and island_pause.is_displayed()
     assert {b.accessible_name for b in expanded.find_elements(By.CSS_SELECTOR, "button[data-action=extend]")} == {
         "Add 1 minute to Yoga workout", "Take 1 minute off Yoga workout"}
@@ -142,7 +143,9 @@ def test_pause_resume_and_extend(server, browser):
                for b in (pause, plus, minus, island_pause))
     # Running: no paused mark yet. The Lock Screen still fits the HIG's 160 pt, the expanded island too.
     assert not any(has_mark(browser, sel) for sel in ISLAND_COUNTDOWNS)
-    assert screen.rect["height"] <= 160 and expanded.rect["height"] <= 160, (screen.rect, expanded.rect)
+    lock_rect = screen.find_element(By.CSS_SELECTOR, ".lock-screen").rect
+    expanded_rect = expanded.find_element(By.CSS_SELECTOR, ".island-expanded").rect
+    assert lock_rect["height"] <= 160 and expanded_rect["height"] <= 160, (lock_rect, expanded_rect)
 
     # PAUSE (mouse, Lock Screen): every presentation freezes and shows the paused mark.
     pause.click()
@@ -152,7 +155,7 @@ def test_pause_resume_and_extend(server, browser):
     assert pause.accessible_name == "Resume Yoga workout"
     assert island_pause.accessible_name == "Resume Yoga workout"
     assert screen.find_element(By.CSS_SELECTOR, ".badge").text.lower() == "paused"
-    for sel in ISLAND_COUNTDOWNS:  # compact and minimal included
+    for sel in ISLAND_COUNTDOWNS:  # compact and small included
         assert has_mark(browser, sel), f"{sel} shows no paused mark: {mark_of(browser, sel)}"
     frozen = countdown_texts(browser, aid)
     assert len(set(frozen)) == 1, frozen
@@ -213,7 +216,8 @@ def test_control_errors_show_in_error(server, browser):
 
 
 def test_pending_activity_shows_as_upcoming(server, browser):
-    """START with "Start at" schedules it: every presentation counts down to its start with a mark, no PAUSE."""
+    """START with "Start at" schedules it: every presentation shows its planned length with the scheduled mark
+    (as the static renderings do), the page counts down to its start beside them ("Starts in"), no PAUSE."""
     open_dashboard(browser, server.url)
     # A time of day about two minutes ahead, as the time field gives it ("HH:MM", the browser's time zone).
     browser.execute_script("""
@@ -235,23 +239,26 @@ def test_pending_activity_shows_as_upcoming(server, browser):
     assert 80 <= starts_at - time.time() <= 155, activity["startDate"]
 
     assert screen.find_element(By.CSS_SELECTOR, ".badge").text.lower() == "scheduled"
-    assert "starts soon" in screen.text.lower()
+    assert "starts in" in screen.text.lower()
     assert not screen.find_element(By.CSS_SELECTOR, ".control-pause").is_displayed()  # pausing pending: invalid_state
     assert screen.find_element(By.CSS_SELECTOR, 'button[data-action=extend][data-seconds="60"]').is_displayed()
     wait_for("the island", lambda: island_visible(browser))
     island = browser.find_element(By.ID, "island")
     assert island.get_attribute("data-activity-state") == "pending"
-    assert not island.find_element(By.CSS_SELECTOR, ".island-expanded .control-pause").is_displayed()
+    assert not island.find_element(By.CSS_SELECTOR, ".expanded-controls .control-pause").is_displayed()
 
-    # Every presentation, compact and minimal included, counts down to the start, with the scheduled mark.
+    # Every presentation shows the planned minute, with the scheduled mark; the rows count down to the start.
+    assert countdown_texts(browser, aid) == ["1:00"] * 4, countdown_texts(browser, aid)
+    for sel in ISLAND_COUNTDOWNS:
+        assert has_mark(browser, sel), f"{sel} shows no scheduled mark: {mark_of(browser, sel)}"
+
     def to_start() -> list[int]:
-        return [seconds(t) for t in countdown_texts(browser, aid)]
+        return [seconds(t.removeprefix("Starts in ")) for t in browser.execute_script(
+            "return [...document.querySelectorAll('.lock-item .starts-in, #island .starts-in')].map((e) => e.textContent)")]
 
     values = wait_for("countdowns to the start", lambda: (v := to_start()) and max(v) - min(v) <= 1 and v)
     expected = starts_at - time.time()
-    assert all(abs(v - expected) <= 2 for v in values), (values, expected)
-    for sel in ISLAND_COUNTDOWNS:
-        assert has_mark(browser, sel), f"{sel} shows no scheduled mark: {mark_of(browser, sel)}"
+    assert len(values) == 2 and all(abs(v - expected) <= 2 for v in values), (values, expected)
     wait_for("the countdown to the start to run", lambda: to_start()[0] < values[0], timeout=3)
     screenshot(browser, "controls-pending.png")
 
@@ -267,11 +274,11 @@ def test_pending_activity_shows_as_upcoming(server, browser):
     soon = run(schedule_soon())
     wait_for("the island to show it pending", lambda: island.get_attribute("data-activity-id") == soon
              and island.get_attribute("data-activity-state") == "pending")
-    assert has_mark(browser, "#island .island-minimal .countdown")
-    assert seconds(countdown_texts(browser, soon)[2]) <= 5
+    assert has_mark(browser, "#island .island-compact .countdown")
+    assert seconds(browser.find_element(By.CSS_SELECTOR, "#island .starts-in").text.removeprefix("Starts in ")) <= 5
     wait_for("it to start", lambda: island.get_attribute("data-activity-state") == "active", timeout=10)
     wait_for("a running 2-minute countdown", lambda: 115 <= seconds(countdown_texts(browser, soon)[2]) <= 120)
-    assert not has_mark(browser, "#island .island-minimal .countdown")
+    assert not has_mark(browser, "#island .island-compact .countdown")
     assert screen_for(browser, soon).find_element(By.CSS_SELECTOR, ".control-pause").is_displayed()
     assert browser.find_element(By.ID, "error").text == ""
     assert_clean_console(browser)

@@ -104,10 +104,10 @@ def test_sharing_list_names_activities_by_what_they_show_and_says_when_they_ende
     assert re.fullmatch(r"🏃 Morning run, ended \(started \d{1,2}:\d{2}( [AP]M)?\)", labels[ids["emoji"]]), labels
     assert re.fullmatch(r"Yoga, ended \(started \d{1,2}:\d{2}( [AP]M)?\)", labels[ids["yoga"]]), labels
     assert not any(ids[k][:8] in v for k, v in ((k, labels[ids[k]]) for k in ids)), "no id fragments"
-    emoji_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{ids["emoji"]}"]')
+    emoji_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-item[data-activity-id="{ids["emoji"]}"]')
     wait_for("the emoji Lock Screen to say it ended",
-             lambda: emoji_screen.find_element(By.CSS_SELECTOR, ".emoji-remaining").text == "Ended")
-    yoga_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-screen[data-activity-id="{ids["yoga"]}"]')
+             lambda: emoji_screen.find_element(By.CSS_SELECTOR, ".badge").get_attribute("textContent") == "Ended")
+    yoga_screen = browser.find_element(By.CSS_SELECTOR, f'.lock-item[data-activity-id="{ids["yoga"]}"]')
     assert yoga_screen.find_element(By.CSS_SELECTOR, ".badge").get_attribute("textContent") == "Ended"
     # A link to an ended activity is listed with the same name.
     browser.execute_script("document.getElementById('share-activity').value = arguments[0]", ids["emoji"])
