@@ -5,15 +5,20 @@ import LiveActivityCore
 import LiveActivityServer
 
 /// `liveactivity kinds list`: prints the activity kinds the server accepts (`GET /kinds`);
-/// `liveactivity kinds check DIR`: checks kind folders on disk, with no server.
+/// `liveactivity kinds check DIR`: checks kind folders on disk, with no server; `kinds check --server URL`
+/// lists the server's activities its current kinds no longer read.
 enum KindsCommand {
     static let usage = """
     usage: liveactivity kinds list [--json] [--server URL] [--token TOKEN] [--timeout SECONDS]
            liveactivity kinds check DIR
+           liveactivity kinds check [DIR] --server URL [--token TOKEN] [--timeout SECONDS]
 
-    check: reads every kind folder of DIR as `serve --kinds DIR` would (kind.json, Attributes.swift, the
+    check DIR: reads every kind folder of DIR as `serve --kinds DIR` would (kind.json, Attributes.swift, the
     templates) and prints one line per kind that reads; exit 0 when all do, else 1 with one
     `file:line: message` line per problem on standard error. Needs no server.
+    check --server URL: lists the server's activities that its kinds no longer read (a declaration changed,
+    a folder removed): they are kept, marked, never deleted. One `marked<TAB>ID<TAB>KIND<TAB>REASON` line
+    each on standard output; exit 0 when none is marked, else 1.
 
     Prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
     field and its presentations (a table, or the server's JSON with --json). Reads GET /kinds on the
@@ -80,16 +85,62 @@ enum KindsCommand {
         return 0
     }
 
-    /// Runs `kinds check DIR`.
-    /// - Returns: 0 when every folder reads, 1 with `file:line: message` lines on standard error, 2 for a usage error.
+    /// Runs `kinds check [DIR] [--server URL]`.
+    /// - Returns: 0 when every folder reads and no activity is marked, 1 with `file:line: message` lines on
+    ///   standard error or `marked` lines on standard output, 2 for a usage error, 3 when the server cannot be reached.
     static func check(_ arguments: [String]) -> Int32 {
-        guard arguments.count == 1, let directory = arguments.first, !directory.hasPrefix("-") else {
-            return ClientRunner.usageError("kinds", UsageError("kinds check takes one folder of kind folders: liveactivity kinds check DIR"))
+        let asksServer = arguments.contains { $0 == "--server" || $0.hasPrefix("--server=") }
+        var options = ClientOptions()
+        var directory: String?
+        do throws(UsageError) {
+            try ClientRunner.parse(arguments, into: &options, option: { _, _ in false }, positional: { value throws(UsageError) in
+                guard directory == nil else { throw UsageError("kinds check takes one folder of kind folders, got a second: \"\(value)\"") }
+                directory = value
+            })
+            guard directory != nil || asksServer else {
+                throw UsageError("kinds check needs a folder of kind folders (DIR) or --server URL")
+            }
+        } catch {
+            return ClientRunner.usageError("kinds", error)
         }
-        let result = KindCheck.check(URL(fileURLWithPath: directory))
-        let lines = result.kinds.map { "ok\t\($0.name)\t\($0.path)" }
+        var status: Int32 = 0
+        if let directory {
+            let result = KindCheck.check(URL(fileURLWithPath: directory))
+            let lines = result.kinds.map { "ok\t\($0.name)\t\($0.path)" }
+            if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
+            for problem in result.problems { printError(problem) }
+            if !result.problems.isEmpty { status = 1 }
+        }
+        if asksServer { status = max(status, markedActivities(options)) }
+        return status
+    }
+
+    /// Prints the server's marked activities (``Activity/kindProblem``) from `GET /api/activities`.
+    /// - Returns: 0 when none is marked, 1 when some are, 2 for a wss:// URL, 3 when the server cannot be reached.
+    private static func markedActivities(_ options: ClientOptions) -> Int32 {
+        let url: WebSocketURL
+        do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
+        guard !url.secure else {
+            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.host)/api/activities)")
+            return 2
+        }
+        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: "/api/activities", token: options.token, timeout: seconds)
+        } catch {
+            printError("liveactivity kinds: \(error.message)")
+            return 3
+        }
+        guard answer.status == 200, let value = try? JSONValue.parse(answer.body), case .array(let activities)? = value["activities"] else {
+            printError("liveactivity kinds: the server answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+            return 1
+        }
+        let lines = activities.compactMap { activity -> String? in
+            guard let problem = activity["kindProblem"]?.stringValue else { return nil }
+            return ["marked", activity["id"]?.stringValue ?? "?", activity["attributesType"]?.stringValue ?? "?", problem].joined(separator: "\t")
+        }
         if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
-        for problem in result.problems { printError(problem) }
-        return result.problems.isEmpty ? 0 : 1
+        return lines.isEmpty ? 0 : 1
     }
 }

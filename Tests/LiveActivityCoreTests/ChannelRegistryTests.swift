@@ -101,7 +101,17 @@ struct ChannelRegistryTests {
         #expect(Set(outcome.activityIds) == [a, b])
         #expect(Set(outcome.events.filter { $0.kind == .updated }.map(\.activity.id)) == [a, b])
         #expect(center.activities[other]?.content == center.activities[none]?.content)
-        // The same timestamp again: ignored by each subscriber, as iOS ignores an older push.
+        #expect(outcome.warnings.isEmpty)
+        #expect(PushResult(outcome, requestId: "r").warning == nil)
+        // A key the app's ContentState does not declare: applied (Swift ignores it), and said once for all subscribers.
+        let extra = JSONValue.object(["aps": .object(["timestamp": .number(Self.now.timeIntervalSince1970 + 1), "event": .string("update"),
+                                                      "content-state": .object(["workoutTimer": .array([.number(reference), .number(reference + 800)]),
+                                                                                "heartRate": .number(120)])])])
+        let ignoring = try center.applyBroadcast(try APNsPush.parse(extra, maximumBytes: APNsPush.maximumBroadcastBytes), channelId: channel.id, now: Self.now)
+        #expect(ignoring.verdict == .applied)
+        #expect(ignoring.warnings.count == 1 && ignoring.warnings[0].contains("heartRate"))
+        #expect(PushResult(ignoring, requestId: "r").warning?.contains("aps.content-state") == true)
+        // An older timestamp again: ignored by each subscriber, as iOS ignores an older push.
         let again = try center.applyBroadcast(push, channelId: channel.id, now: Self.now)
         #expect(again.verdict.name == "ignored" && again.cause == .oldTimestamp && again.events.isEmpty)
         // No subscriber: ignored, nothing changes.

@@ -270,6 +270,10 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
     snapshot = get_json(f"{srv.url}/api/activities")
     listed = [a for a in snapshot["activities"] if a["id"] == aid]
     assert listed and "note" in listed[0]["kindProblem"]
+    # `kinds check --server` lists it, with its kind and the reason, and says so in its exit status
+    checked = subprocess.run([str(liveactivity_bin()), "kinds", "check", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
+    assert checked.returncode == 1, checked
+    assert re.search(rf"^marked\t{aid}\tinterval\t.*content\.state\.note", checked.stdout, re.M), checked.stdout
     assert srv.alive()
     # the fix on disk clears the mark
     source.write_text(ATTRIBUTES_SWIFT)
@@ -277,3 +281,5 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
     while time.monotonic() < deadline and get_json(f"{srv.url}/api/activities/{aid}").get("kindProblem"):
         time.sleep(0.2)
     assert get_json(f"{srv.url}/api/activities/{aid}").get("kindProblem") is None
+    clean = subprocess.run([str(liveactivity_bin()), "kinds", "check", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
+    assert clean.returncode == 0 and clean.stdout == "", clean

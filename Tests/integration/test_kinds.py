@@ -232,3 +232,30 @@ def test_sighup_reloads_the_kind_folders(start_server, tmp_path):
     assert start_emoji(srv) and srv.alive()
     kinds = {k["name"]: k for k in json.loads(get(f"{srv.url}/kinds")[1])["kinds"]}
     assert kinds["emoji"]["label"] == "Emoji (reloaded)"
+
+
+def test_a_kinds_json_schemas_follow_its_declaration_in_both_forms(server):
+    from jsonschema import Draft202012Validator
+    status, body = get(f"{server.url}/kinds/workout/schema")
+    assert status == 200, body
+    protocol = json.loads(body)
+    assert protocol["attributesType"] == "WorkoutWidgetAttributes"
+    attributes = Draft202012Validator(protocol["attributes"])
+    state = Draft202012Validator(protocol["contentState"])
+    # The protocol's form: a workout by name (kind.json) or raw value, ISO-8601 ranges.
+    assert attributes.is_valid({"workout": "yoga"}) and attributes.is_valid({"workout": 2})
+    assert not attributes.is_valid({"workout": "sprint"}) and not attributes.is_valid({})
+    assert state.is_valid({"workoutTimer": {"start": "2026-12-01T10:00:00Z", "end": "2026-12-01T10:01:10Z"}})
+    assert not state.is_valid({"workoutTimer": [0, 70]})
+    # Swift's Codable form, as APNs pushes carry it: raw values only, dates as seconds since 2001.
+    status, body = get(f"{server.url}/kinds/workout/schema?form=codable")
+    codable = json.loads(body)
+    assert status == 200
+    assert Draft202012Validator(codable["attributes"]).is_valid({"workout": 2})
+    assert not Draft202012Validator(codable["attributes"]).is_valid({"workout": "yoga"})
+    assert Draft202012Validator(codable["contentState"]).is_valid({"workoutTimer": [786000000, 786000070]})
+    # Bad requests name what is wrong.
+    status, body = get(f"{server.url}/kinds/workout/schema?form=yaml")
+    assert status == 400 and json.loads(body)["field"] == "form", body
+    status, body = get(f"{server.url}/kinds/nope/schema")
+    assert status == 404 and json.loads(body)["field"] == "name", body

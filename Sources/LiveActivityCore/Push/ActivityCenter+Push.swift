@@ -91,6 +91,9 @@ extension ActivityCenter {
         public var outcomes: [PushOutcome]
         /// The events, in order (those of the activities it applied to, then deadlines already due).
         public var events: [ActivityEvent]
+        /// What the subscribers' apps would silently ignore in the push (as ``PushOutcome/warnings``), each
+        /// sentence once, in subscriber order.
+        public var warnings: [String]
     }
 
     /// Applies one broadcast push (iOS 18) at `now` to every activity subscribed to `channelId` (live, or
@@ -126,6 +129,7 @@ extension ActivityCenter {
             }
             if outcome.verdict == .applied { events += outcome.events }
             outcome.events = []
+            outcome.warnings = ignoredKeys(push, activityId: activity.id)
             outcomes.append(outcome)
         }
         events += advance(to: now)
@@ -141,7 +145,10 @@ extension ActivityCenter {
             verdict = .ignored("no live activity is subscribed to channel \(channelId): nothing to update")
             cause = .noSubscribers
         }
-        return BroadcastOutcome(verdict: verdict, cause: cause, activityIds: subscribers.map(\.id), outcomes: outcomes, events: events)
+        var warnings: [String] = []
+        for warning in outcomes.flatMap(\.warnings) where !warnings.contains(warning) { warnings.append(warning) }
+        return BroadcastOutcome(verdict: verdict, cause: cause, activityIds: subscribers.map(\.id), outcomes: outcomes, events: events,
+                                warnings: warnings)
     }
 
     /// Checks the push's own dates, `aps.stale-date` and `aps.dismissal-date`, against the ``DateWindow`` around

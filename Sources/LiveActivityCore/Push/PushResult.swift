@@ -36,6 +36,7 @@ public struct PushResult: Sendable, Equatable, Encodable {
         detail = outcome.verdict.reason
         cause = outcome.cause?.rawValue
         activityIds = outcome.activityIds
+        warning = outcome.warnings.isEmpty ? nil : outcome.warnings.joined(separator: "; ")
     }
 
     /// An accepted push and what the device did with it.
