@@ -1,7 +1,7 @@
 // libFuzzer entry for the message decoder and the activity lifecycle (issue 4).
 //
-// Compiled together with every file of Sources/LiveActivityCore into one module (see Fuzz/run.sh), so it
-// can reach internal API. Each input is split at '\n' into up to 12 client messages. Each one is parsed
+// Compiled together with every file of Sources/LiveActivityCore (and Tests/KindFixtures, the built-in kinds
+// read from Kinds/) into one module (see Fuzz/run.sh), so it can reach internal API. Each input is split at '\n' into up to 12 client messages. Each one is parsed
 // with `ClientMessage.parse` (arbitrary bytes: must never crash) and, when valid, applied to one
 // `ActivityCenter` driven by a fixed clock, as the server's service thread would: apply (or applyPush),
 // then advance the clock by a step chosen from the input, `advance(to:)`, `tick(at:)`, the wire encoding
@@ -35,7 +35,7 @@ private func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure
 }
 
 private struct Harness {
-    var center = ActivityCenter(maximumLive: 4)
+    var center = ActivityCenter(maximumLive: 4, kinds: .builtIn)
     var now = epoch
     var ids = 0
     var lastSequence: UInt64 = 0
@@ -55,7 +55,7 @@ private struct Harness {
     mutating func run(_ text: String) { step(Array(text.utf8)) }
 
     mutating func step(_ bytes: [UInt8]) {
-        let message = ClientMessage.parse(bytes)
+        let message = ClientMessage.parse(bytes, kinds: .builtIn)
         _ = ServerMessage.error(requestId: message.requestId, ProtocolError(.invalidJSON, field: nil, message: "x")).encoded()
         guard case .success(let command) = message.command else {
             if case .failure(let error) = message.command { encodes(.error(requestId: message.requestId, error)) }
@@ -130,7 +130,7 @@ private struct Harness {
             encodes(.activity(event, serverTime: now))
             let stored = StoredActivity.encode(event)
             do {
-                let again = StoredActivity.encode(try StoredActivity.decodeEvent(stored))
+                let again = StoredActivity.encode(try StoredActivity.decodeEvent(stored, kinds: .builtIn))
                 check(again == stored, "StoredActivity event round trip differs:\n\(stored)\n\(again)")
             } catch {
                 fatalError("invariant: stored event does not decode: \(error)\n\(stored)")

@@ -34,7 +34,7 @@ SANITIZE=fuzzer
 swiftc -sanitize="$SANITIZE" -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny \
     -module-name LiveActivityCore \
-    "${SOURCES[@]}" Fuzz/ClientMessageFuzzer.swift \
+    "${SOURCES[@]}" Tests/KindFixtures/RepositoryKinds.swift Fuzz/ClientMessageFuzzer.swift \
     -o "$BIN" 2>&1 | grep -v "Cannot export local symbol '__asan" || true
 [ -x "$BIN" ] && [ "$BIN" -nt Fuzz/ClientMessageFuzzer.swift ] || { echo "fuzz: build failed" >&2; exit 2; }
 echo "fuzz: built in $(( $(date +%s) - start ))s"
