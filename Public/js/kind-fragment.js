@@ -137,8 +137,12 @@ export async function resolveIcons(root, fetchImpl = fetch) {
     const text = await iconCache.get(name);
     const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
     if (!svg || svg.nodeName !== "svg" || !element.isConnected) return;
-    for (const node of svg.querySelectorAll('[stroke="#000"], [stroke="#000000"]')) node.setAttribute("stroke", "currentColor");
-    for (const node of svg.querySelectorAll('[fill="#000"], [fill="#000000"]')) node.setAttribute("fill", "currentColor");
+    // Black strokes and fills, on the root <svg> too, take the text colour (as RenderAssets.swift does).
+    for (const node of [svg, ...svg.querySelectorAll("*")]) {
+      for (const attribute of ["stroke", "fill"]) {
+        if (["#000", "#000000"].includes(node.getAttribute(attribute))) node.setAttribute(attribute, "currentColor");
+      }
+    }
     svg.setAttribute("class", `icon ${element.getAttribute("class") ?? ""}`.trim());
     svg.setAttribute("aria-hidden", "true");
     svg.setAttribute("focusable", "false");

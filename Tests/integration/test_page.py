@@ -218,6 +218,21 @@ def test_start_yoga_shows_lock_screen_and_island(server, browser):
     minimal = island.find_element(By.CSS_SELECTOR, ".island-minimal").rect
     assert 36 <= minimal["width"] <= 46 and 36 <= minimal["height"] <= 38, minimal
 
+    # The kinds' own styles apply on the dashboard as in the static renderings (Kinds/workout, workout.css):
+    # the Lock Screen's name, countdown and icon share one row, in that order, above the slogan; the
+    # expanded island's icons are drawn in their template's colour (indigo), not in the SVG's own black.
+    layout = browser.execute_script("""
+      const card = arguments[0].querySelector('.lock-screen');
+      const box = (s) => card.querySelector(s).getBoundingClientRect();
+      const [name, countdown, icon, motto] = ['.workout-name', '.countdown', '.workout-icon', '.motto'].map(box);
+      const leading = document.querySelector('#island .island-expanded .expanded-leading');
+      return {row: [name, countdown, icon].map((r) => Math.round(r.top + r.height / 2)), left: [name.left, countdown.left, icon.left],
+              mottoTop: motto.top, rowBottom: Math.max(name.bottom, countdown.bottom, icon.bottom),
+              stroke: leading.getAttribute('stroke'), color: getComputedStyle(leading).color};""", screen)
+    assert max(layout["row"]) - min(layout["row"]) <= 8, layout
+    assert layout["left"] == sorted(layout["left"]) and layout["mottoTop"] >= layout["rowBottom"] - 1, layout
+    assert layout["stroke"] == "currentColor" and layout["color"] == "rgb(141, 139, 255)", layout
+
     set_viewport(browser, width=1280, height=440)  # just the content, for the README
     time.sleep(0.3)
     screenshot(browser, "dashboard.png")

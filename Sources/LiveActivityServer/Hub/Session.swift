@@ -68,7 +68,6 @@ final class Session {
     /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
     let connection: ConnectionHandle?
 
-
     // MARK: Protocol state
 
     /// The message being received, across fragments.
