@@ -3,7 +3,7 @@ import LiveActivityCore
 
 /// The generated layout of a kind without templates (or whose templates failed to parse): a plain list of the
 /// kind's label (or the activity's title), each field's value and the countdown, inside the presentation's
-/// frame. Drawn the same way by the page (`Public/js/default-layout.js`).
+/// frame. Drawn the same way by the page (`defaultLayout` in `Public/js/kind-fragment.js`).
 extension ActivityRenderer {
     func defaultFragment(_ facts: ActivityFacts, _ presentation: Presentation, headingTag tag: String) -> String {
         let frame = Self.frame(presentation)

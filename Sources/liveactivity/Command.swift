@@ -19,6 +19,7 @@ enum Command {
       share     print a read-only link that shows one activity live (expires; revocable)
       kinds     kinds list: print the activity kinds the server accepts;
                 kinds check DIR: check kind folders (Attributes.swift, kind.json, templates), no server
+                kinds check --server URL: list the server's activities its kinds no longer read
 
     Client commands talk to --server URL (default ws://127.0.0.1:8080/ws; env LIVEACTIVITY_SERVER).
 

@@ -53,7 +53,7 @@ enum KindsCommand {
         let url: WebSocketURL
         do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
         guard !url.secure else {
-            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.host)/kinds)")
+            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)/kinds)")
             return 2
         }
         let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
@@ -121,7 +121,7 @@ enum KindsCommand {
         let url: WebSocketURL
         do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
         guard !url.secure else {
-            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.host)/api/activities)")
+            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)/api/activities)")
             return 2
         }
         let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18

@@ -30,6 +30,31 @@ struct DeclaredKindTests {
         #expect(named.attributesType == "interval" && named.swiftTypeNames == ["IntervalWorkoutAttributes"])
     }
 
+    @Test func aDateCountdownCountsFromTheActivitysStart() throws {
+        let source = """
+        import ActivityKit
+        struct TrainAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var departure: Date }
+            var line: String
+        }
+        """
+        let kind = try Self.kind(source, metadata: KindMetadata(name: "train", countdown: "departure"))
+        var center = Self.center(kind)
+        let departure = ISODate.format(t0.addingTimeInterval(1800))
+        let message = #"{"type":"start","attributesType":"train","attributes":{"line":"S1"},"content":{"state":{"departure":"\#(departure)"}}}"#
+        guard case .success(let command) = ClientMessage.parse(Array(message.utf8), kinds: center.kinds).command else {
+            Issue.record("start refused"); return
+        }
+        let id = try #require(try center.apply(command, now: t0, newID: { "T" }).activityId)
+        let timer = try #require(center.activities[id]?.timer)
+        // Text(timerInterval: startDate...departure): 30 minutes from the start, not a range of no length.
+        #expect(timer.start == t0 && timer.end == t0.addingTimeInterval(1800))
+        #expect(timer.remainingSeconds(at: t0.addingTimeInterval(60)) == 1740)
+        // Read back from a store, the same.
+        let stored = StoredActivity.encode(try #require(center.activities[id]))
+        #expect(try StoredActivity.decode(stored, kinds: center.kinds).timer == timer)
+    }
+
     @Test func countdownMustBeADateField() throws {
         #expect(throws: ProtocolError.self) { try Self.kind(metadata: KindMetadata(name: "x", countdown: "heartRate")) }
         #expect(throws: ProtocolError.self) { try Self.kind(metadata: KindMetadata(name: "x", countdown: "nope")) }

@@ -222,6 +222,12 @@ def test_cli_starts_a_declared_kind_and_kinds_check(declared):
     assert "interval" in check.stdout
     assert cli("kinds", "check", str(kinds / "nope"), server=False).returncode == 1
     assert cli("kinds", "check", server=False).returncode == 2
+    # Checking nothing is not a pass: a kind folder given instead of its parent, or an empty folder.
+    itself = cli("kinds", "check", str(kinds / "interval"), server=False)
+    assert itself.returncode == 1 and "no kind folders found" in itself.stderr and str(kinds) in itself.stderr, itself
+    (kinds / "empty").mkdir()
+    empty = cli("kinds", "check", str(kinds / "empty"), server=False)
+    assert empty.returncode == 1 and "no kind folders found" in empty.stderr, empty
 
 
 def test_malformed_declaration_is_skipped_and_others_keep_working(declared):

@@ -427,3 +427,16 @@ def test_inspector_and_share_page_have_no_serious_accessibility_violations(serve
         wait_until("the shared Lock Screen", lambda: browser.find_elements(By.CSS_SELECTOR, ".lock-screen .countdown"))
         violations = run_axe(browser)
         assert not violations, f"{share_path} ({scheme})\n" + describe(violations)
+
+
+def test_an_unknown_presentation_is_named_not_taken_for_an_unknown_activity(server):
+    ids = run(start_activities(server.ws_url, {"yoga": {"attributes": {"workout": "yoga"}, "content": timer(f"{DAY}T12:00:00Z", f"{DAY}T12:01:10Z")}}))
+    request = urllib.request.Request(f"{server.url}/activities/{ids['yoga']}/render/bogus")
+    try:
+        urllib.request.urlopen(request, timeout=5)
+        raise AssertionError("an unknown presentation was rendered")
+    except urllib.error.HTTPError as error:
+        page = html.unescape(error.read().decode())
+        assert error.code == 404
+    assert 'There is no presentation "bogus"' in page and "lock-screen, compact, minimal, expanded, small" in page, page
+    assert "There is no activity" not in page

@@ -16,7 +16,7 @@ public struct IncomingMessage: Sendable {
     ///   - receivedAt: local receive time.
     public init(bytes: [UInt8], receivedAt: Date = Date()) {
         text = String(decoding: bytes, as: UTF8.self)
-        value = (try? JSONValue.parse(bytes)) ?? .null
+        value = (try? JSONValue.parse(bytes, depthLimit: JSONValue.maximumServerDepth)) ?? .null
         self.receivedAt = receivedAt
     }
 

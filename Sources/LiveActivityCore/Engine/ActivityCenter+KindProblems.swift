@@ -15,7 +15,7 @@ extension ActivityCenter {
             if activity.kindProblem != problem { activities[id]?.kindProblem = problem }
             if problem == nil, activity.timer == nil, let kind = kinds.all.first(where: { $0.attributesType == activity.attributesType }),
                let timer = (try? kind.state(from: activity.content.state, field: "content.state"))?.timer {
-                activities[id]?.timer = timer
+                activities[id]?.timer = kind.anchored(timer, startDate: activity.startDate)
             }
         }
     }

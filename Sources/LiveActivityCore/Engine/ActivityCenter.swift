@@ -135,7 +135,8 @@ public struct ActivityCenter: Sendable {
         let begin = max(command.startDate ?? now, now)
         let (content, timer) = try command.content.resolve(for: command.kind, now: begin)
         var activity = Activity(id: id, attributesType: command.kind.attributesType, attributes: command.attributes,
-                                content: content, timer: timer, activityState: begin > now ? .pending : .active,
+                                content: content, timer: command.kind.anchored(timer, startDate: begin),
+                                activityState: begin > now ? .pending : .active,
                                 startDate: begin)
         activity.pushToken = pushToken
         activity.channelId = command.channelId
@@ -145,7 +146,9 @@ public struct ActivityCenter: Sendable {
 
     mutating func update(_ command: UpdateCommand, now: Date) throws(ProtocolError) -> Outcome {
         var activity = try live(command.activityId)
-        let (content, timer) = try command.content.resolve(for: try kind(of: activity), now: max(now, activity.startDate))
+        let kind = try kind(of: activity)
+        let (content, resolved) = try command.content.resolve(for: kind, now: max(now, activity.startDate))
+        let timer = kind.anchored(resolved, startDate: activity.startDate)
         activity.content = content
         if timer != activity.timer { activity.timerFinished = false }
         activity.timer = timer
@@ -197,7 +200,7 @@ public struct ActivityCenter: Sendable {
         if activity.activityState.isLive {
             if let (content, timer) = content {
                 activity.content = content
-                activity.timer = timer
+                activity.timer = (try? kind(of: activity))?.anchored(timer, startDate: activity.startDate) ?? timer
             }
             let wasPending = activity.activityState == .pending
             activity.activityState = .ended

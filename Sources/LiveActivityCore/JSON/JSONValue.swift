@@ -19,18 +19,20 @@ public enum JSONValue: Sendable, Hashable {
 extension JSONValue {
     /// Parses one JSON text.
     ///
-    /// - Parameter bytes: UTF-8 JSON text.
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - depthLimit: deepest nesting accepted (default ``maximumDepth``, what clients may send).
     /// - Returns: the parsed value.
     /// - Throws: ``ProtocolError`` with code `invalid_json` and the reason in words, naming the dotted path of
     ///   the value that could not be read (also as `field`) when the parser knows it; never the decoder's own
     ///   description (Swift type names, coding keys).
-    public static func parse(_ bytes: some Collection<UInt8>) throws(ProtocolError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>, depthLimit: Int = maximumDepth) throws(ProtocolError) -> JSONValue {
         // Foundation's decoder costs grow much faster than the nesting depth (a 1 KB message of 500 nested
         // arrays took over a second), so refuse deep nesting with one linear scan first. The same scan
         // refuses the trailing commas Foundation lets through (RFC 8259 has none).
-        switch structuralProblem(in: bytes, depthLimit: maximumDepth) {
+        switch structuralProblem(in: bytes, depthLimit: depthLimit) {
         case .tooDeep(let depth)?:
-            throw ProtocolError(.invalidJSON, field: nil, message: "message nests arrays or objects deeper than \(maximumDepth) levels (\(depth)+)")
+            throw ProtocolError(.invalidJSON, field: nil, message: "message nests arrays or objects deeper than \(depthLimit) levels (\(depth)+)")
         case .trailingComma(let offset)?:
             throw ProtocolError(.invalidJSON, field: nil,
                                 message: "message is not valid JSON: a comma before a closing bracket or brace at byte \(offset) (JSON allows no trailing commas)")
@@ -49,8 +51,11 @@ extension JSONValue {
         }
     }
 
-    /// Deepest nesting of arrays and objects accepted.
+    /// Deepest nesting of arrays and objects accepted in what clients send.
     public static let maximumDepth = 32
+    /// Deepest nesting a client accepts from the server: what clients may send (``maximumDepth``) as the server
+    /// wraps it in a reply (`snapshot` → `activities` → activity → `content` → `state` …), with room to spare.
+    public static let maximumServerDepth = 2 * maximumDepth
 
     /// What the linear pre-scan of ``parse(_:)`` refuses before Foundation's decoder runs.
     enum StructuralProblem: Equatable {

@@ -85,6 +85,16 @@ extension ActivityKind {
         }
     }
 
+    /// `timer` as an activity that started at `startDate` counts it: a `Date` countdown (which
+    /// ``DeclaredKind`` reads as a range of no length, ending at that date) counts down from the activity's
+    /// start, as `Text(timerInterval: startDate...date)` and the renderings do; a range is kept as it is.
+    public func anchored(_ timer: TimerRange?, startDate: Date) -> TimerRange? {
+        guard var timer, timer.start == timer.end, let declared = self as? DeclaredKind,
+              declared.countdownField?.type.unwrapped == .date else { return timer }
+        timer.start = min(startDate, timer.end)
+        return timer
+    }
+
     /// None: kinds with date attributes list them.
     public func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] { [] }
 }

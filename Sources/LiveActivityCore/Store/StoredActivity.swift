@@ -26,14 +26,15 @@ public enum StoredActivity {
         guard let content = try reader.object("content") else { throw .missing("activity.content") }
         let stored = try content.required("state")
         var (state, timer): (JSONValue, TimerRange?) = (stored, nil)
-        if let kind = try? kinds.kind(named: typeName, field: "activity.attributesType"),
-           let read = try? kind.state(from: stored, field: content.path("state")) {
+        let kind = try? kinds.kind(named: typeName, field: "activity.attributesType")
+        if let kind, let read = try? kind.state(from: stored, field: content.path("state")) {
             (state, timer) = read
         }
         guard let stateName = try reader.string("activityState"), let activityState = ActivityState(rawValue: stateName) else {
             throw .invalid("activity.activityState", "not an activity state")
         }
         guard let startDate = try reader.date("startDate") else { throw .missing("activity.startDate") }
+        timer = kind?.anchored(timer, startDate: startDate) ?? timer
         var activity = Activity(
             id: id, attributesType: typeName, attributes: try reader.required("attributes"),
             content: ActivityContent(state: state, staleDate: try content.date("staleDate"),

@@ -44,6 +44,13 @@ public struct KindCheck: Sendable {
                 result.problems.append(error.description)
             }
         }
+        if result.kinds.isEmpty, result.problems.isEmpty {
+            // Checking nothing is not a pass: an empty folder, or a kind folder given instead of its parent.
+            let isKindFolder = ["Attributes.swift", "kind.json"].contains { names.contains($0) }
+            result.problems.append("\(directory.path): no kind folders found" + (isKindFolder
+                ? "; this is a kind folder itself: check the folder that holds it (liveactivity kinds check \(directory.deletingLastPathComponent().path))"
+                : " (each kind is a folder holding Attributes.swift, kind.json and templates)"))
+        }
         return result
     }
 }

@@ -112,7 +112,11 @@ struct Renderings {
         if let refusal = refuseStranger(request, setting, context: context) { return refusal }
         let activityId = request.parameters["id"] ?? ""
         guard let presentation = request.parameters["presentation"].flatMap(Presentation.init(rawValue:)) else {
-            return .document(.notFound, html: renderer.notFoundDocument(id: activityId, options: setting.options, now: setting.requestTime))
+            let names = Presentation.allCases.map(\.rawValue).joined(separator: ", ")
+            let asked = String((request.parameters["presentation"] ?? "").prefix(40))
+            return .document(.notFound, html: renderer.refusalDocument(
+                title: "Unknown presentation", message: "There is no presentation \"\(asked)\"; the presentations are \(names).",
+                options: setting.options, now: setting.requestTime))
         }
         var options = setting.options
         let fixedInstant = request.query("now") != nil || setting.at != nil
