@@ -50,24 +50,12 @@ enum KindsCommand {
         } catch {
             return ClientRunner.usageError("kinds", error)
         }
-        let url: WebSocketURL
-        do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
-        guard !url.secure else {
-            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)/kinds)")
-            return 2
+        let answer: (body: [UInt8], items: [JSONValue])
+        switch fetch("/kinds", member: "kinds", options: options) {
+        case .success(let fetched): answer = fetched
+        case .failure(let failure): return failure.status
         }
-        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
-        let answer: (status: Int, body: [UInt8])
-        do {
-            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: "/kinds", token: options.token, timeout: seconds)
-        } catch {
-            printError("liveactivity kinds: \(error.message)")
-            return 3
-        }
-        guard answer.status == 200, let value = try? JSONValue.parse(answer.body), case .array(let kinds)? = value["kinds"] else {
-            printError("liveactivity kinds: the server answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
-            return 1
-        }
+        let kinds = answer.items
         if json {
             _ = writeOutput(String(decoding: answer.body, as: UTF8.self) + "\n")
             return 0
@@ -118,23 +106,10 @@ enum KindsCommand {
     /// Prints the server's marked activities (``Activity/kindProblem``) from `GET /api/activities`.
     /// - Returns: 0 when none is marked, 1 when some are, 2 for a wss:// URL, 3 when the server cannot be reached.
     private static func markedActivities(_ options: ClientOptions) -> Int32 {
-        let url: WebSocketURL
-        do { url = try WebSocketURL(options.server) } catch { return ClientRunner.usageError("kinds", UsageError(error.message)) }
-        guard !url.secure else {
-            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)/api/activities)")
-            return 2
-        }
-        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
-        let answer: (status: Int, body: [UInt8])
-        do {
-            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: "/api/activities", token: options.token, timeout: seconds)
-        } catch {
-            printError("liveactivity kinds: \(error.message)")
-            return 3
-        }
-        guard answer.status == 200, let value = try? JSONValue.parse(answer.body), case .array(let activities)? = value["activities"] else {
-            printError("liveactivity kinds: the server answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
-            return 1
+        let activities: [JSONValue]
+        switch fetch("/api/activities", member: "activities", options: options) {
+        case .success(let fetched): activities = fetched.items
+        case .failure(let failure): return failure.status
         }
         let lines = activities.compactMap { activity -> String? in
             guard let problem = activity["kindProblem"]?.stringValue else { return nil }
@@ -142,5 +117,38 @@ enum KindsCommand {
         }
         if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
         return lines.isEmpty ? 0 : 1
+    }
+
+    /// Why a read of the server ended the command: the exit status, its message already printed.
+    private struct FetchFailure: Error {
+        let status: Int32
+    }
+
+    /// GETs `path` over plain HTTP from the host and port of `options.server` and reads the array `member` of
+    /// the JSON answer (`GET /kinds`'s `kinds`, `GET /api/activities`'s `activities`).
+    /// - Returns: the body as received and the array; or a failure with exit status 2 (a bad or wss:// URL),
+    ///   3 (the server cannot be reached) or 1 (any other answer), its message printed on standard error.
+    private static func fetch(_ path: String, member: String, options: ClientOptions) -> Result<(body: [UInt8], items: [JSONValue]), FetchFailure> {
+        let url: WebSocketURL
+        do { url = try WebSocketURL(options.server) } catch {
+            return .failure(FetchFailure(status: ClientRunner.usageError("kinds", UsageError(error.message))))
+        }
+        guard !url.secure else {
+            printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)\(path))")
+            return .failure(FetchFailure(status: 2))
+        }
+        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: path, token: options.token, timeout: seconds)
+        } catch {
+            printError("liveactivity kinds: \(error.message)")
+            return .failure(FetchFailure(status: 3))
+        }
+        guard answer.status == 200, let value = try? JSONValue.parse(answer.body), case .array(let items)? = value[member] else {
+            printError("liveactivity kinds: the server answered \(answer.status): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+            return .failure(FetchFailure(status: 1))
+        }
+        return .success((answer.body, items))
     }
 }

@@ -23,12 +23,7 @@ struct KindCatalog: Sendable {
             folders[kind.attributesType] = folder
             kept.append(kind.attributesType)
         }
-        let order = KindLoader.referenceKinds
-        let sorted = kinds.enumerated().sorted { a, b in
-            let (x, y) = (order.firstIndex(of: a.element.attributesType) ?? Int.max, order.firstIndex(of: b.element.attributesType) ?? Int.max)
-            return x != y ? x < y : a.offset < b.offset
-        }.map(\.element)
-        return (KindCatalog(registry: KindRegistry(sorted), folders: folders), kept)
+        return (KindCatalog(registry: KindRegistry(KindLoader.inListingOrder(kinds)), folders: folders), kept)
     }
 
     /// `GET /kinds`'s body: `{"kinds": [{name, label, swiftNames, countdown, durationShortcut, title, image,

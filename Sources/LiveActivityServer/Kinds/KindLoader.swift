@@ -14,6 +14,15 @@ enum KindLoader {
     /// in the order their folders were read.
     static let referenceKinds = [ClientMessage.defaultAttributesType, "emoji"]
 
+    /// `kinds` with the ``referenceKinds`` first, in that order; the others keep their order.
+    static func inListingOrder(_ kinds: [any ActivityKind]) -> [any ActivityKind] {
+        let rank = { (kind: any ActivityKind) in referenceKinds.firstIndex(of: kind.attributesType) ?? referenceKinds.count }
+        return kinds.enumerated().sorted { a, b in
+            let (x, y) = (rank(a.element), rank(b.element))
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
+    }
+
     /// Loads every kind folder of `directories`, in order (a later folder with an existing kind's name is
     /// skipped with an error).
     /// - Returns: the catalog, one ``KindFolderError`` per folder skipped, and the paths of the folders that
@@ -59,9 +68,7 @@ enum KindLoader {
             byName[kind.attributesType] = folder
             kinds.append(kind)
         }
-        let order = referenceKinds
-        kinds.sort { (order.firstIndex(of: $0.attributesType) ?? Int.max) < (order.firstIndex(of: $1.attributesType) ?? Int.max) }
-        return KindCatalog(registry: KindRegistry(kinds), folders: byName)
+        return KindCatalog(registry: KindRegistry(inListingOrder(kinds)), folders: byName)
     }
 
     /// Reads one folder's files.
