@@ -118,6 +118,7 @@ extension ActivityCenter {
             .sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
         var outcomes: [PushOutcome] = []
         var events: [ActivityEvent] = []
+        var warningsByKind: [String: [String]] = [:]
         for activity in subscribers {
             var outcome: PushOutcome
             if let future = futureTimestamp(push, now: now, activity) {
@@ -129,7 +130,11 @@ extension ActivityCenter {
             }
             if outcome.verdict == .applied { events += outcome.events }
             outcome.events = []
-            outcome.warnings = ignoredKeys(push, activityId: activity.id)
+            // The same payload against the same kind says the same: decode it once per kind, not per subscriber.
+            if warningsByKind[activity.attributesType] == nil {
+                warningsByKind[activity.attributesType] = ignoredKeys(push, activityId: activity.id)
+            }
+            outcome.warnings = warningsByKind[activity.attributesType] ?? []
             outcomes.append(outcome)
         }
         events += advance(to: now)
