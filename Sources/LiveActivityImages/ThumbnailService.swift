@@ -40,12 +40,13 @@ public final class ThumbnailService: Sendable {
     /// {lock} requests under way and failures remembered.
     private let state = Locked(State())
 
-    /// Opens the cache folder, then opens and starts libcurl and libvips (loaded only now, not at start).
+    /// Opens the cache folder. libcurl and libvips are not loaded yet: the first fetch opens them (about 28 MB
+    /// of libraries an idle server, or one that only serves cached thumbnails, never maps); when one cannot be
+    /// loaded, every fetch fails with ``ImageError`` `unavailable`, logged, and pages keep the fallback icon.
     /// - Parameters:
     ///   - settings: limits and the folder; ``ImageSettings/cacheDirectory`` must be set.
     ///   - logger: where fetch failures and retries are logged.
-    /// - Throws: the file system's error when the folder cannot be created or read; ``ImageError``
-    ///   `unavailable` when libcurl or libvips cannot be loaded or started.
+    /// - Throws: the file system's error when the folder cannot be created or read.
     public init(settings: ImageSettings, logger: Logger) throws {
         guard let directory = settings.cacheDirectory else {
             throw ImageError(.storage, "no image cache folder configured")
@@ -56,8 +57,6 @@ public final class ThumbnailService: Sendable {
         fetcher = ImageFetcher(settings: settings)
         thumbnailer = Thumbnailer(settings: settings)
         slots = DispatchSemaphore(value: max(1, settings.maximumConcurrentFetches))
-        try ImageFetcher.start()
-        try Thumbnailer.start()
     }
 
     /// Asks for the thumbnail of `url`, cached under `key`; returns at once.

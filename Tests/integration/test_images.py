@@ -351,10 +351,21 @@ def test_thumbnails_sizes_crop_events_and_fallbacks(start_server, images):
         assert http_get(server.url + path)[0] == 404, path
 
 
+def maps_library(server, soname: str) -> bool:
+    """Whether the server process has `soname` (say "libvips.so") mapped."""
+    return soname in Path(f"/proc/{server.pid}/maps").read_text()
+
+
 def test_fetched_once_and_reused(start_server, images):
-    """Two activities with the same image: one fetch; after a restart the cache answers without fetching."""
+    """Two activities with the same image: one fetch; after a restart the cache answers without fetching.
+
+    libvips and libcurl (about 28 MB with their dependencies) are opened by the first fetch only: not by an
+    idle server with thumbnails on, nor by one that serves cached thumbnails."""
     server = start_server("--allow-private-image-hosts")
     url = images.url("/img/photo.png")
+    assert http_get(server.url + "/gallery")[0] == 200
+    assert http_get(server.url + f"/images/{key_of(url)}@1x.png")[0] == 404
+    assert not maps_library(server, "libvips.so") and not maps_library(server, "libcurl.so")
 
     async def body(srv):
         async with connect(srv.ws_url) as ws:
@@ -366,6 +377,7 @@ def test_fetched_once_and_reused(start_server, images):
     ids, found = run(body(server))
     assert set(found) == set(ids.values())
     assert len(images.requested("/img/photo.png")) == 1, images.requests
+    assert maps_library(server, "libvips.so") and maps_library(server, "libcurl.so")
 
     # The thumbnail is stored with the activity: after a restart it is still there, served from the cache.
     assert server.stop() == 0
@@ -380,6 +392,7 @@ def test_fetched_once_and_reused(start_server, images):
     assert status == 200 and headers["cache-control"] == IMMUTABLE
     assert Image.open(io.BytesIO(png)).size == (96, 96)
     assert len(images.requested("/img/photo.png")) == 1, images.requests
+    assert not maps_library(again, "libvips.so") and not maps_library(again, "libcurl.so")
 
 
 def test_transient_failure_is_retried_with_backoff(start_server, images):

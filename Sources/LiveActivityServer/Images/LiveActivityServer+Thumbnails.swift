@@ -6,8 +6,9 @@ import LiveActivityImages
 /// event when ready. Start never waits: until then (and for good when the image cannot be had) pages show the
 /// fallback icon. Service thread only, except where noted.
 extension LiveActivityServer {
-    /// Opens the thumbnail service, or `nil` when thumbnails are off (no cache folder), the folder is unusable or
-    /// libcurl or libvips cannot be loaded (they are opened here, only when thumbnails are on).
+    /// Opens the thumbnail service, or `nil` when thumbnails are off (no cache folder) or the folder is unusable.
+    /// libcurl and libvips are opened by the first fetch, not here: the cache folder is read at start (the
+    /// routes serve it), the libraries only when an image has to be fetched.
     /// Also asks for the thumbnails that activities restored from the store still lack.
     func makeThumbnailService() -> ThumbnailService? {
         guard configuration.images.cacheDirectory != nil else { return nil }
@@ -15,10 +16,6 @@ extension LiveActivityServer {
             let service = try ThumbnailService(settings: configuration.images, logger: logger)
             perform { server in server.requestMissingThumbnails() }
             return service
-        } catch let error as ImageError where error.kind == .unavailable {
-            logger.error("thumbnails are off: a library they need cannot be loaded",
-                         ["image.cache": configuration.images.cacheDirectory?.path ?? "", "error": "\(error)"])
-            return nil
         } catch {
             logger.error("thumbnails are off: the image cache folder cannot be used",
                          ["image.cache": configuration.images.cacheDirectory?.path ?? "", "error": "\(error)"])
