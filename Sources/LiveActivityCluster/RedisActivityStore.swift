@@ -88,8 +88,9 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
                          keys.historyByEnd, String(first.sequence - 1), String(events.count), String(logCapacity)]
         for event in events {
             let ended = event.kind == .ended ? event.activity.endDate.map { String($0.timeIntervalSince1970) } ?? "" : ""
-            arguments += [String(event.sequence), event.activity.id, event.kind.rawValue, StoredActivity.encode(event),
-                          StoredActivity.encode(event.activity), ended]
+            let activityText = StoredActivity.encode(event.activity)
+            arguments += [String(event.sequence), event.activity.id, event.kind.rawValue,
+                          StoredActivity.encode(event, activityText: activityText), activityText, ended]
         }
         let reply = try writing { try $0.command(arguments) }
         if case .error(let message) = reply {

@@ -127,19 +127,20 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         defer { writeLock.unlock() }
         try database.transaction {
             for event in events {
+                let activityText = StoredActivity.encode(event.activity)
                 try database.statement("INSERT INTO events (sequence, kind, activity_id, recorded_at, json) VALUES (?, ?, ?, ?, ?)")
                     .bind(.int(Int64(event.sequence)), .text(event.kind.rawValue), .text(event.activity.id),
-                          .double(now), .text(StoredActivity.encode(event)))
+                          .double(now), .text(StoredActivity.encode(event, activityText: activityText)))
                     .run()
                 if event.kind == .dismissed {
                     try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
                 } else {
                     try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")
-                        .bind(.text(event.activity.id), .text(StoredActivity.encode(event.activity))).run()
+                        .bind(.text(event.activity.id), .text(activityText)).run()
                 }
                 if event.kind == .ended, let entry = HistoryEntry(event.activity) {
                     try database.statement("INSERT OR REPLACE INTO history (id, end_date, json) VALUES (?, ?, ?)")
-                        .bind(.text(entry.id), .double(entry.endDate.timeIntervalSince1970), .text(StoredActivity.encode(event.activity)))
+                        .bind(.text(entry.id), .double(entry.endDate.timeIntervalSince1970), .text(activityText))
                         .run()
                 }
             }

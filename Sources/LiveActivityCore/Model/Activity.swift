@@ -61,9 +61,12 @@ public struct Activity: Sendable, Hashable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case id, attributesType, attributes, content, activityState, startDate, endDate, dismissalDate, endReason, pushToken, thumbnail, channelId, kindProblem
+        case timerFinished, lastPushTimestamp
     }
 
     /// Encodes the protocol's activity object; absent dates are written as `null`, `endReason` only once ended.
+    /// An encoder whose `userInfo` has ``MessageEncoder/storedFormKey`` set to `true` writes the stores' form
+    /// instead (``StoredActivity``): no `kindProblem`, plus `timerFinished` and `lastPushTimestamp`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -78,7 +81,12 @@ public struct Activity: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(pushToken, forKey: .pushToken)
         try container.encodeIfPresent(thumbnail, forKey: .thumbnail)
         try container.encodeIfPresent(channelId, forKey: .channelId)
-        try container.encodeIfPresent(kindProblem, forKey: .kindProblem)
+        if encoder.userInfo[MessageEncoder.storedFormKey] as? Bool == true {
+            try container.encode(timerFinished, forKey: .timerFinished)
+            try container.encodeIfPresent(lastPushTimestamp, forKey: .lastPushTimestamp)
+        } else {
+            try container.encodeIfPresent(kindProblem, forKey: .kindProblem)
+        }
     }
 }
 

@@ -27,4 +27,11 @@ public struct ActivityContent: Sendable, Hashable, Encodable {
         try container.encode(staleDate, forKey: .staleDate)
         try container.encode(JSONValue.number(relevanceScore), forKey: .relevanceScore)
     }
+
+    /// The same object as a JSON value, equal to what ``encode(to:)`` writes parsed back (dates as the wire's
+    /// ISO-8601 strings), built without encoding: the inspector keeps one per change.
+    public var jsonValue: JSONValue {
+        .object(["state": state, "staleDate": staleDate.map { .string(ISODate.format($0)) } ?? .null,
+                 "relevanceScore": .number(relevanceScore)])
+    }
 }

@@ -3,12 +3,10 @@ import Foundation
 /// The form in which stores keep activities and events: the protocol's JSON plus the engine's own fields
 /// (`timerFinished`), so a restart resumes exactly where the server stopped.
 public enum StoredActivity {
-    /// Encodes an activity: its wire object with `"timerFinished"` and `"lastPushTimestamp"` added.
+    /// Encodes an activity: its wire object without `kindProblem` (worked out again under the kinds loaded,
+    /// never stored), with `"timerFinished"` and `"lastPushTimestamp"` added (``MessageEncoder/storeEncoder``).
     public static func encode(_ activity: Activity) -> String {
-        var object = wireObject(activity)
-        object["timerFinished"] = .bool(activity.timerFinished)
-        if let timestamp = activity.lastPushTimestamp { object["lastPushTimestamp"] = .number(timestamp) }
-        return text(.object(object))
+        String(decoding: (try? MessageEncoder.storeEncoder.encode(activity)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// Decodes what ``encode(_:)`` wrote; the countdown is read again from the state by its kind.
@@ -50,18 +48,20 @@ public enum StoredActivity {
         return activity
     }
 
-    /// Encodes an event: kind, sequence, the stored activity and the alert.
-    public static func encode(_ event: ActivityEvent) -> String {
-        var object: [String: JSONValue] = [
-            "event": .string(event.kind.rawValue),
-            "sequence": .number(Double(event.sequence)),
-            "activity": (try? JSONValue.parse(Array(encode(event.activity).utf8))) ?? .null,
-        ]
+    /// Encodes an event: kind, sequence, the stored activity and the alert (`{"activity":…,"alert":…,
+    /// "event":…,"sequence":…}`, keys sorted as everywhere else).
+    /// - Parameter activityText: ``encode(_:)-(Activity)`` of `event.activity`, when the caller has it already
+    ///   (a store writes it to its activities row too); nil: encoded here.
+    public static func encode(_ event: ActivityEvent, activityText: String? = nil) -> String {
+        var text = "{\"activity\":"
+        text += activityText ?? encode(event.activity)
         if let alert = event.alert {
-            object["alert"] = .object(["title": .string(alert.title), "body": .string(alert.body),
-                                       "sound": alert.sound.map(JSONValue.string) ?? .null])
+            text += ",\"alert\":"
+            text += Self.text(.object(["title": .string(alert.title), "body": .string(alert.body),
+                                       "sound": alert.sound.map(JSONValue.string) ?? .null]))
         }
-        return text(.object(object))
+        text += ",\"event\":\"\(event.kind.rawValue)\",\"sequence\":\(event.sequence)}"
+        return text
     }
 
     /// Decodes what ``encode(_:)-(ActivityEvent)`` wrote.
@@ -81,14 +81,6 @@ public enum StoredActivity {
         }
         guard sequence >= 0, sequence < 9.0e15, sequence.rounded() == sequence else { throw .invalid("event.sequence", "not a sequence number") }
         return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText, kinds: kinds), alert: alert)
-    }
-
-    /// The wire object without `kindProblem`, which is worked out again under the kinds loaded (never stored).
-    private static func wireObject(_ activity: Activity) -> [String: JSONValue] {
-        guard let data = try? MessageEncoder.encoder.encode(activity),
-              case .object(var object)? = try? JSONValue.parse(Array(data)) else { return [:] }
-        object.removeValue(forKey: "kindProblem")
-        return object
     }
 
     private static func text(_ value: JSONValue) -> String {

@@ -169,11 +169,3 @@ final class Inspector {
         }
     }
 }
-
-extension JSONValue {
-    /// `value` encoded and read back as JSON (dates as ISO-8601 with milliseconds, as on the wire).
-    static func encoding(_ value: some Encodable) -> JSONValue? {
-        guard let data = try? MessageEncoder.encoder.encode(value) else { return nil }
-        return try? JSONValue.parse(Array(data))
-    }
-}

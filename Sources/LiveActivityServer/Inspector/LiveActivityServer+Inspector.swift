@@ -98,14 +98,14 @@ extension LiveActivityServer {
         record.events = events.map { Inspection.EventRef(event: $0.kind.rawValue, sequence: $0.sequence, activityId: $0.activity.id) }
         if let id = record.activityId {
             let activity = events.last(where: { $0.activity.id == id })?.activity ?? center.activities[id]
-            record.decoded = activity.flatMap { JSONValue.encoding($0.content) }
+            record.decoded = activity?.content.jsonValue
         }
         let changed = [ActivityEvent.Kind.updated, .paused, .resumed, .extended, .ended]
         var seen: Set<String> = []
         for event in events where !seen.contains(event.activity.id) && (changed.contains(event.kind) || event.kind == .started || event.kind == .scheduled) {
             seen.insert(event.activity.id)
             let id = event.activity.id
-            let after = JSONValue.encoding(event.activity.content)
+            let after = event.activity.content.jsonValue
             if id == record.activityId, changed.contains(event.kind) {
                 if let before = inspector.contents[id] ?? previousContent(of: id, before: event.sequence) {
                     let diff = Inspector.diff(before, after)
@@ -121,7 +121,7 @@ extension LiveActivityServer {
             if event.kind == .dismissed {
                 inspector.contents[event.activity.id] = nil
             } else {
-                inspector.contents[event.activity.id] = JSONValue.encoding(event.activity.content)
+                inspector.contents[event.activity.id] = event.activity.content.jsonValue
             }
         }
         if inspector.contents.count > 4 * max(64, configuration.maximumLiveActivities) {
@@ -201,7 +201,7 @@ extension LiveActivityServer {
     private func previousContent(of activityId: String, before sequence: UInt64) -> JSONValue? {
         let from = sequence > 500 ? sequence - 500 : 0
         guard let events = try? store.events(after: from) else { return nil }
-        return events.last { $0.activity.id == activityId && $0.sequence < sequence }.flatMap { JSONValue.encoding($0.activity.content) }
+        return events.last { $0.activity.id == activityId && $0.sequence < sequence }.map(\.activity.content.jsonValue)
     }
 
     /// When each event happened: as seen by the request that caused it, else the date the event is about
