@@ -101,10 +101,12 @@ struct StoreWriterTests {
         defer { writer.stop() }
         let events = try events()
         writer.submit([submission(1, events[0])])
+        writer.releaseHeld()
         #expect(store.entered.wait(timeout: .now() + 10) == .success)
         // While the first commit is held open, four more arrive.
         writer.submit([submission(2, events[1]), submission(3, events[2])])
         writer.submit([submission(4, events[3]), submission(5, events[4])])
+        writer.releaseHeld()
         store.release.signal()
 
         let first = reports.next()
@@ -123,12 +125,14 @@ struct StoreWriterTests {
         defer { writer.stop() }
         let events = try events()
         writer.submit([submission(1, events[0])])
+        writer.releaseHeld()
         #expect(store.entered.wait(timeout: .now() + 10) == .success)
         store.release.signal()
         #expect(tickets(reports.next(), recorded: false) == [1])
 
         // Judged on the failed one before the service thread heard of the failure: same generation.
         writer.submit([submission(2, events[1])])
+        writer.releaseHeld()
         #expect(tickets(reports.next(), recorded: false) == [2])
         #expect(store.calls.withLock { $0.count } == 1, "refused without a call to the store")
     }
@@ -139,10 +143,12 @@ struct StoreWriterTests {
         defer { writer.stop() }
         let events = try events()
         writer.submit([submission(1, events[0])])
+        writer.releaseHeld()
         #expect(store.entered.wait(timeout: .now() + 10) == .success)
         // Queued behind the held commit: two of generation 1, then the service thread moved on to generation 2.
         writer.submit([submission(2, events[1]), submission(3, events[2])])
         writer.submit([submission(4, events[1], generation: 2)])
+        writer.releaseHeld()
         store.release.signal()
 
         #expect(tickets(reports.next(), recorded: true) == [1])
@@ -150,6 +156,32 @@ struct StoreWriterTests {
         #expect(tickets(second, recorded: false) == [2, 3])
         #expect(tickets(second, recorded: true) == [4])
         #expect(store.calls.withLock { $0 } == [[1], [2]])
+    }
+
+    @Test func submissionsOfOneRoundAreHeldAndCommittedTogether() throws {
+        let store = GatedStore(holdFirst: 0)
+        let (writer, reports) = writer(store)
+        defer { writer.stop() }
+        let events = try events()
+        // Three changes accepted in one round of the event loop, submitted one by one.
+        for (index, event) in events.prefix(3).enumerated() { writer.submit([submission(UInt64(index + 1), event)]) }
+        #expect(writer.waitUntilIdle(before: Date() + 10))
+        let report = reports.next()
+        #expect(tickets(report, recorded: true) == [1, 2, 3])
+        #expect(report?.commits == 1 && report?.changes == 3)
+        #expect(store.calls.withLock { $0 } == [[1, 2, 3]])
+    }
+
+    @Test func heldSubmissionsStayBeforeLaterItems() throws {
+        let store = GatedStore(holdFirst: 0)
+        let (writer, reports) = writer(store)
+        defer { writer.stop() }
+        let events = try events()
+        writer.submit([submission(1, events[0])])
+        let relayed = DispatchSemaphore(value: 0)
+        writer.relay { relayed.signal() }
+        #expect(relayed.wait(timeout: .now() + 10) == .success)
+        #expect(tickets(reports.next(), recorded: true) == [1], "reported before the relay ran")
     }
 
     @Test func stopFinishesWhatIsQueued() throws {

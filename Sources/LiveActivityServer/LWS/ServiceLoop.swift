@@ -107,7 +107,10 @@ extension LiveActivityServer {
         while !stopRequested.load(ordering: .sequentiallyConsistent) {
             // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
             // a run of them means the loop is gone.
-            if lws_service(context, 0) < 0 {
+            let serviced = lws_service(context, 0)
+            // What this round accepted goes to the store as one group.
+            storeWriter.releaseHeld()
+            if serviced < 0 {
                 failures += 1
                 logger.warning("lws_service failed", ["failures": "\(failures)"])
                 if failures >= 100 { logger.error("event loop broken; stopping"); break }
@@ -121,7 +124,9 @@ extension LiveActivityServer {
         perform(hub.closeAll(reason: "server shutting down"))
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while !hub.sessions.isEmpty, Date() < deadline {
-            if lws_service(context, 0) < 0 { break }
+            let serviced = lws_service(context, 0)
+            storeWriter.releaseHeld()
+            if serviced < 0 { break }
         }
         timer.cancel()
         liveContext.withLock { $0 = nil }

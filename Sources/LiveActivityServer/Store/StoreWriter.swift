@@ -53,6 +53,8 @@ final class StoreWriter: @unchecked Sendable {
     private let condition = NSCondition()
     /// {condition} items not taken yet, oldest first.
     private var queue: [Item] = []
+    /// {condition} submissions not yet handed to the store thread (``submit(_:)``), after those in `queue`.
+    private var held: [Item] = []
     /// {condition} whether the thread is working on a round.
     private var busy = false
     /// {condition} set by ``stop()``: the thread finishes what is queued, then exits.
@@ -92,6 +94,8 @@ final class StoreWriter: @unchecked Sendable {
     func stop() {
         condition.lock()
         guard running else { condition.unlock(); return }
+        queue += held
+        held = []
         stopping = true
         condition.broadcast()
         condition.unlock()
@@ -99,9 +103,32 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Queues submissions, in order; each one's result comes back through ``deliver``.
+    ///
+    /// They are held, not handed to the store thread, until ``releaseHeld()`` (the service loop calls it
+    /// after each round) or the next other item: every change a round of the event loop accepted then goes
+    /// into one group, one commit and one report. Handed over one by one, the store thread (woken at once,
+    /// on a busy machine on the same core) committed them one by one: one fsync, one wake-up of the service
+    /// thread and one broadcast each.
     func submit(_ submissions: [ChangePipeline.Submission]) {
         guard !submissions.isEmpty else { return }
-        enqueue(submissions.map(Item.submission))
+        if isSynchronous {
+            process(submissions.map(Item.submission))
+            return
+        }
+        condition.lock()
+        held += submissions.map(Item.submission)
+        condition.unlock()
+    }
+
+    /// Hands the held submissions to the store thread, as one round.
+    func releaseHeld() {
+        condition.lock()
+        if !held.isEmpty {
+            queue += held
+            held = []
+            condition.broadcast()
+        }
+        condition.unlock()
     }
 
     /// Keeps share links, after everything queued before; a failure is logged (nothing waits for it).
@@ -127,6 +154,7 @@ final class StoreWriter: @unchecked Sendable {
     /// - Returns: whether the writer is idle.
     @discardableResult
     func waitUntilIdle(before deadline: Date) -> Bool {
+        releaseHeld()
         condition.lock()
         defer { condition.unlock() }
         while (!queue.isEmpty || busy) && running {
@@ -141,6 +169,8 @@ final class StoreWriter: @unchecked Sendable {
             return
         }
         condition.lock()
+        queue += held
+        held = []
         queue += items
         condition.broadcast()
         condition.unlock()
