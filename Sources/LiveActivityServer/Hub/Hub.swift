@@ -85,7 +85,6 @@ final class Hub {
         session.replyBytes = 0
         session.pendingReplies = 0
         session.pendingTick = nil
-        session.lastWritten = nil
     }
 
     /// Starts sending `session` every broadcast from now on (after its snapshot, queued next).

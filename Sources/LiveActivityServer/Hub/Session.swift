@@ -18,10 +18,6 @@ final class Session {
     var pendingReplies = 0
     /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
     var pendingTick: Frame?
-    /// The frame written last. Were lws's own permessage-deflate to compress a payload (it no longer does:
-    /// deflate clients get whole frames), zlib would go on reading it on later POLLOUTs while it drains, so
-    /// it is kept until the next write.
-    var lastWritten: Frame?
     /// Whether ``closing`` is set.
     private(set) var isClosing = false
     /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);

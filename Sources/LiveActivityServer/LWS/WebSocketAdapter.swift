@@ -85,7 +85,9 @@ extension LiveActivityServer {
             if session.isClosing, session.closeFrameSent { return 0 }
             switch hub.nextWrite(for: session) {
             case .frame(let frame, let more):
-                session.lastWritten = frame
+                // Nothing keeps `frame` past this write: lws copies what the socket does not take
+                // (buflist_out), and its own compressor, which would read the payload on later POLLOUTs, is
+                // never made (deflate clients get whole frames).
                 if let negotiated = session.deflate {
                     guard let written = writeWhole(frame, to: wsi, negotiated) else { return -1 }
                     metrics.frameBytesSent += written
