@@ -3,6 +3,11 @@
 
     python3 Tests/bench/seed_activity.py PORT [TOKEN [FRAME_FILE]]
 
+With TICKS=off in the environment the workout's countdown is already over (start = end, FROZEN_CONTENT
+below), so the server sends no `tick` frames: the benchmark's template then sets that content in every
+update instead of `durationSeconds`, and every frame our server writes is one the C peer writes too. The
+countdown's instant is then printed as a third field: `ID BYTES INSTANT`.
+
 The benchmark templates name an activity, so one must exist first; BYTES is what the peers' messages
 are padded to for a same-size comparison; FRAME_FILE, when given, receives that frame's text (a filler that
 compresses like our events, for a peer compressing with permessage-deflate). A minimal WebSocket client with no dependencies (this runs
@@ -13,6 +18,7 @@ import json
 import os
 import socket
 import sys
+from datetime import datetime, timezone
 
 port = int(sys.argv[1])
 token = sys.argv[2] if len(sys.argv) > 2 else ""
@@ -48,8 +54,14 @@ def frame() -> bytes:
         buf += s.recv(65536)
 
 
+TICKS = os.environ.get("TICKS", "on") != "off"
+# A countdown that ended when it started (TICKS=off): no ticks for it.
+# (now: the server refuses dates more than 12 hours old).
+FROZEN = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+FROZEN_CONTENT = {"state": {"workoutTimer": {"start": FROZEN, "end": FROZEN}}, "staleDate": None, "relevanceScore": 0}
+countdown = {"durationSeconds": 25200} if TICKS else {"content": FROZEN_CONTENT}
 # An 8-hour countdown never finishes during a run.
-send({"type": "start", "requestId": "seed", "attributes": {"workout": "jogging"}, "durationSeconds": 25200})
+send({"type": "start", "requestId": "seed", "attributes": {"workout": "jogging"}, **countdown})
 activity = None
 while activity is None:
     m = json.loads(frame())
@@ -57,7 +69,8 @@ while activity is None:
         activity = m["activityId"]
 # The same body shape as the benchmark's updates: 16-digit seq, 13-digit ts.
 body = json.dumps({"seq": 1764000000000000, "ts": 1234567890123}, separators=(",", ":"))
-send({"type": "update", "requestId": "size", "activityId": activity, "durationSeconds": 600,
+countdown = {"durationSeconds": 600} if TICKS else {"content": FROZEN_CONTENT}
+send({"type": "update", "requestId": "size", "activityId": activity, **countdown,
       "alert": {"title": "bench", "body": body}})
 while True:
     raw = frame()
@@ -66,5 +79,5 @@ while True:
         if frame_file:
             with open(frame_file, "wb") as out:
                 out.write(raw)
-        print(activity, len(raw))
+        print(activity, len(raw), *([] if TICKS else [FROZEN]))
         break

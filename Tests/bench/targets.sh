@@ -25,7 +25,10 @@
 # Environment: REPS (5), SHORT=1 (RATE_N=1000, RATE_M=20, FAST_SECONDS=1), FAST_N (1000), FAST_WINDOW (32),
 # FAST_SECONDS (3), RATE_N (10000), RATE (10), RATE_M (50), SERVERS (the three names above, in run order;
 # lws-c-padded needs an ours-* before it, or FRAME_BYTES), OUT (results/targets.jsonl), RESULTS, PEER_PORT
-# (18003), CASES ("fast rate"; one of them alone for a partial run), plus lib.sh's BIN, SKIP_BUILD, PIN, SERVER_CPU, BENCH_CPU, PEERS_DIR, SHARED_BENCH.
+# (18003), CASES ("fast rate"; one of them alone for a partial run), TICKS (on: the activity's countdown
+# runs, so our server also writes a `tick` frame to every client each second, which the C peer never does
+# (about 10 % more frames at 10 updates/s); off: a countdown already over, so both servers write exactly
+# the same frames), plus lib.sh's BIN, SKIP_BUILD, PIN, SERVER_CPU, BENCH_CPU, PEERS_DIR, SHARED_BENCH.
 # Needs the release build of liveactivity and the peers' wsfan and lws-bcast (built by setup_peers:
 # golang-go, golang-github-gorilla-websocket-dev, libwebsockets-dev).
 set -uo pipefail
@@ -46,6 +49,7 @@ RATE=${RATE:-10}
 RATE_M=${RATE_M:-50}
 SERVERS=${SERVERS:-"ours-memory ours-durable lws-c-padded"}
 CASES=${CASES:-"fast rate"}
+TICKS=${TICKS:-on}
 FRAME_BYTES=${FRAME_BYTES:-}
 mkdir -p "$RESULTS"
 [ -x "$BIN/liveactivity" ] || build_release || exit 1
@@ -85,10 +89,10 @@ run_wsfan() {
 		log "  $server $case: wsfan gave no result (see $LOGF)"
 		line='{"missing": true}'
 	fi
-	python3 - "$line" "$server" "$case" "$round" "$frame" "$peak" >>"$OUT" <<'PY'
+	python3 - "$line" "$server" "$case" "$round" "$frame" "$peak" "$TICKS" >>"$OUT" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
-r.update(server=sys.argv[2], case=sys.argv[3], round=int(sys.argv[4]), frame_bytes=int(sys.argv[5]),
+r.update(server=sys.argv[2], case=sys.argv[3], round=int(sys.argv[4]), frame_bytes=int(sys.argv[5]), ticks=sys.argv[7],
          peak_rss_kb=int(sys.argv[6]))
 print(json.dumps(r))
 PY
@@ -112,11 +116,14 @@ run_server() {
 			SRV_STORE=(--data-dir "$WORK/data-$round-$case" --durability full)
 		fi
 		start_server || { log "  $server did not start"; return 0; }
-		local activity bytes
-		read -r activity bytes < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN")
+		local activity bytes frozen
+		read -r activity bytes frozen < <(TICKS=$TICKS python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN")
 		if [ -z "${activity:-}" ]; then log "  $server: could not seed an activity"; stop_server; return 0; fi
 		FRAME_BYTES=$bytes
-		local template='{"type":"update","activityId":"'"$activity"'","durationSeconds":600,"alert":{"title":"bench","body":"{\"seq\":{seq},\"ts\":{ts}}"}}'
+		# TICKS=off: the content seed_activity.py started with (a countdown already over), so no ticks.
+		local countdown='"durationSeconds":600'
+		[ "$TICKS" = off ] && countdown='"content":{"state":{"workoutTimer":{"start":"'"$frozen"'","end":"'"$frozen"'"}},"staleDate":null,"relevanceScore":0}'
+		local template='{"type":"update","activityId":"'"$activity"'",'"$countdown"',"alert":{"title":"bench","body":"{\"seq\":{seq},\"ts\":{ts}}"}}'
 		run_wsfan "$server" "$case" "$round" "$SRV_PID" "ws://127.0.0.1:$SRV_PORT/ws?token=$TOKEN" "$bytes" \
 			-pub-template "$template" -extract keys:seq,ts
 		stop_server
@@ -148,14 +155,18 @@ LOAD_AFTER=$(uptime | sed 's/.*load average: //')
 log "load after the run: $(uptime); $(( $(date +%s) - T0 )) s"
 
 python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" \
-	"$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$(( $(date +%s) - T0 ))" >"$RESULTS/targets.md" <<'PY'
+	"$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$(( $(date +%s) - T0 ))" "$TICKS" >"$RESULTS/targets.md" <<'PY'
 import json, statistics, sys
 out, reps, servers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 fast_n, window, seconds, rate_n, rate, rate_m = sys.argv[4:10]
 cases, load_before, load_after, elapsed = sys.argv[10].split(), sys.argv[11], sys.argv[12], sys.argv[13]
+ticks = sys.argv[14]
 rows = [json.loads(l) for l in open(out) if l.strip()]
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s. "
       "A server CPU % well under 100 in the fast case means the machine was shared: compare within a round.\n")
+print("Ticks " + ("on: our activity's countdown runs, so our server also writes a tick to every client each second "
+                  "(the C peer writes none)." if ticks != "off" else
+                  "off: the countdown is already over, so both servers write the same frames.") + "\n")
 PEER = "lws-c-padded"
 
 def runs(server, case):
