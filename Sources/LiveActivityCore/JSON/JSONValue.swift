@@ -39,6 +39,9 @@ extension JSONValue {
         case nil:
             break
         }
+        // The fast path: the value, when it is certainly the one Foundation would give; else Foundation
+        // decides, and names what is wrong.
+        if let value = JSONParser.parse(bytes) { return value }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {

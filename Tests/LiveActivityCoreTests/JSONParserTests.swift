@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import LiveActivityCore
+
+/// The fast JSON parser gives Foundation's value whenever it answers, and leaves every doubtful case to
+/// Foundation (nil), so `JSONValue.parse` keeps Foundation's values and error messages.
+struct JSONParserTests {
+    /// What Foundation's decoder makes of `text` (nil when it refuses it).
+    func foundation(_ bytes: [UInt8]) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    func check(_ bytes: [UInt8], answers: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+        let fast = JSONParser.parse(bytes)
+        if let fast {
+            #expect(fast == foundation(bytes), "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+        }
+        if let answers {
+            #expect((fast != nil) == answers, "\(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func answersTheProtocolsMessagesAsFoundationDoes() {
+        let messages = [
+            #"{"type":"update","requestId":"r1","activityId":"6F1C","durationSeconds":600,"alert":{"title":"bench","body":"{\"seq\":1764000000000000,\"ts\":1234567890123}"}}"#,
+            #"{"type":"start","attributes":{"workout":"yoga"},"content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00.000Z","end":"2026-11-29T17:10:00.000Z"}},"staleDate":null,"relevanceScore":0.5}}"#,
+            #" { "aps" : { "event" : "update", "timestamp" : 1795971600, "content-state" : { "emoji" : "🏃‍♀️", "n" : -12.25, "ok" : true, "none" : null } } } "#,
+            #"[1, -0, 0.5, 12345678901234567, -99999999999999999, [], {}, [[]], "", "\u00e9\ud83c\udfc3\n\t\"\\\/\b\f\r"]"#,
+            "{\"a\":\"caf\u{e9}\",\"b\":\"\u{202E}x\",\"c\":\"\\u0000\"}",
+        ]
+        for message in messages { check(Array(message.utf8), answers: true) }
+    }
+
+    @Test func leavesDoubtfulTextToFoundation() {
+        let doubtful = [
+            "", " ", "true", "\"top-level string\"", "12", "null",               // not an object or array
+            #"{"a":1,"a":2}"#,                                                  // a key twice
+            "{\"e\u{301}\":1,\"\u{e9}\":2}",                                    // keys Swift calls equal
+            #"[1e3]"#, #"[1E-400]"#, #"[1e400]"#,                               // exponents
+            #"[123456789012345678]"#, #"[0.123456789012345678]"#,               // more than 17 digits
+            #"[01]"#, #"[-]"#, #"[1.]"#, #"[.5]"#, #"[+1]"#, #"[0x10]"#,          // not JSON numbers
+            #"["\ud800"]"#, #"["\udc00"]"#, #"["\ud800\u0041"]"#, #"["\x"]"#, #"["\u12"]"#,  // bad escapes
+            "[\"a\tb\"]", #"{"a" 1}"#, #"{"a":1,}"#, #"[1 2]"#, #"[1]x"#, #"{a:1}"#, #"[tru]"#, #"["open"#,
+        ]
+        for text in doubtful { check(Array(text.utf8), answers: false) }
+        // Bytes that are not UTF-8, raw or after an escape.
+        check([0x5B, 0x22, 0xFF, 0x22, 0x5D], answers: false)
+        check([0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D], answers: false)
+        check([0xEF, 0xBB, 0xBF] + Array("[1]".utf8), answers: false)  // a byte-order mark
+    }
+
+    @Test func randomDocumentsParseAsFoundationParsesThem() throws {
+        var generator = SplitMix64(seed: 20261201)
+        let pieces = ["a", "é", "🏃", "\"", "\\", "/", "\n", "\u{1}", "\u{7F}", "\u{2028}", "日本", " ", "e\u{301}"]
+        func string() -> String {
+            (0..<Int(generator.next() % 6)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+        }
+        func value(_ depth: Int) -> JSONValue {
+            switch generator.next() % (depth > 3 ? 4 : 6) {
+            case 0: return .null
+            case 1: return .bool(generator.next() % 2 == 0)
+            case 2:
+                let magnitude = Double(generator.next() % 1_000_000_000) / [1, 10, 1000, 1e6][Int(generator.next() % 4)]
+                return .number(generator.next() % 2 == 0 ? magnitude : -magnitude)
+            case 3: return .string(string())
+            case 4: return .array((0..<Int(generator.next() % 4)).map { _ in value(depth + 1) })
+            default:
+                var object: [String: JSONValue] = [:]
+                for _ in 0..<Int(generator.next() % 4) { object[string()] = value(depth + 1) }
+                return .object(object)
+            }
+        }
+        var answered = 0
+        for _ in 0..<400 {
+            let document: JSONValue = .object(["root": value(0)])
+            let bytes = Array(try MessageEncoder.encoder.encode(document))
+            check(bytes)
+            if let fast = JSONParser.parse(bytes) {
+                answered += 1
+                #expect(fast == document)
+            }
+        }
+        #expect(answered > 300, "the fast path answers what the server itself writes")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure repeats.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
