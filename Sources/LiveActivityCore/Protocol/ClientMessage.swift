@@ -49,6 +49,9 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
     /// The message as received (for the push inspector); `nil` when it is not JSON.
     public var raw: JSONValue? = nil
+    /// Bytes of the text `raw` was read from (0 when not parsed from text): a bound on its encoded size, which
+    /// re-encoding grows at most sixfold (an escape such as `\u0001` is the most one byte becomes).
+    public var rawByteCount = 0
 
     /// A `push` message's `priority` (the `apns-priority` it would be sent with: 1, 5 or 10), validated by
     /// ``parse(_:)``; `nil` when absent (APNs's default, 10).
@@ -79,11 +82,14 @@ public struct ClientMessage: Sendable {
                 return ClientMessage(requestId: nil, command: .failure(.wrongType("requestId", expected: "a string or a number", got: id)))
             }
         }
+        var message: ClientMessage
         do {
-            return ClientMessage(requestId: requestId, command: .success(try command(from: value, kinds: kinds)), raw: value)
+            message = ClientMessage(requestId: requestId, command: .success(try command(from: value, kinds: kinds)), raw: value)
         } catch {
-            return ClientMessage(requestId: requestId, command: .failure(error), raw: value)
+            message = ClientMessage(requestId: requestId, command: .failure(error), raw: value)
         }
+        message.rawByteCount = bytes.count
+        return message
     }
 
     private static func command(from value: JSONValue, kinds: KindRegistry) throws(ProtocolError) -> Command {

@@ -60,7 +60,8 @@ extension LiveActivityServer {
         }
         var record = Inspection(id: 0, at: now, source: "message", transport: "websocket", type: typeName, event: nil,
                                 requestId: message.requestId, pushToken: nil, apnsId: nil, priority: nil, activityId: activityId,
-                                status: nil, verdict: verdict, cause: cause, detail: detail, warning: nil, raw: Self.kept(raw),
+                                status: nil, verdict: verdict, cause: cause, detail: detail, warning: nil,
+                                raw: Self.kept(raw, receivedBytes: message.rawByteCount),
                                 decoded: nil, dates: raw.map { DateLens.message($0, now: now) } ?? [], diff: nil, noOp: false,
                                 events: [], throttled: nil)
         describe(&record, events: events, alert: alert, priorityTen: false, now: now)
@@ -164,8 +165,10 @@ extension LiveActivityServer {
     }
 
     /// The raw value to keep: as is, or a note when it is too large.
-    private static func kept(_ raw: JSONValue?) -> JSONValue? {
+    private static func kept(_ raw: JSONValue?, receivedBytes: Int = 0) -> JSONValue? {
         guard let raw else { return nil }
+        // Surely small enough (re-encoding grows a text at most sixfold): no encoding just to measure it.
+        if receivedBytes > 0, receivedBytes * 6 <= inspectedRawLimit { return raw }
         let size = (try? MessageEncoder.encoder.encode(raw).count) ?? 0
         return size > inspectedRawLimit ? .string("(\(size) bytes: too large to keep)") : raw
     }
