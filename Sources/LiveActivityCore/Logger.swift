@@ -51,8 +51,8 @@ public struct Logger: Sendable {
         var line: String
         switch format {
         case .text:
-            line = "\(time) \(level.rawValue) \(label): \(message())"
-            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(value)" }
+            line = "\(time) \(level.rawValue) \(label): \(Self.textEscaped(message(), quoting: false))"
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { line += " \(key)=\(Self.textEscaped(value, quoting: true))" }
         case .json:
             var object: [String: JSONValue] = ["time": .string(time), "level": .string(level.rawValue),
                                                "label": .string(label), "message": .string(message())]
@@ -61,6 +61,36 @@ public struct Logger: Sendable {
         }
         // Queued, never waited for: a stalled or closed output must not stop the server (the line is dropped).
         writer.write(line)
+    }
+
+    /// Text-format escaping, as logfmt quotes: a metadata value that is not a plain token (empty, or holding a
+    /// space, `"`, `=`, a backslash or a control or line-breaking character) goes in double quotes with the
+    /// backslash, `"` and those characters escaped (`\n`, `\u0000`); in the message (`quoting: false`) only the control and
+    /// line-breaking characters are escaped. So one entry is always one line, and text a client chose (an
+    /// image URL, a name) can never pose as another field or another entry.
+    static func textEscaped(_ text: String, quoting: Bool) -> String {
+        func isBreaking(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+        }
+        let quote = quoting && (text.isEmpty || text.unicodeScalars.contains {
+            $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" || isBreaking($0)
+        })
+        guard quote || text.unicodeScalars.contains(where: isBreaking) else { return text }
+        var out = quote ? "\"" : ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"" where quote: out += "\\\""
+            case "\\" where quote: out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where isBreaking(scalar):
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return quote ? out + "\"" : out
     }
 
     /// Logs at `info`.

@@ -63,3 +63,24 @@ struct LogWriterTests {
         #expect(count == 6 && String(decoding: buffer[..<6], as: UTF8.self) == "short\n")
     }
 }
+
+/// Text-format lines: a value a client chose can never pose as another field or another entry.
+struct LoggerTextFormatTests {
+    @Test func plainTokensStayAsTheyAre() {
+        for value in ["started", "6F1C-9", "https://example.com/a.png", "12.5", "é🏃"] {
+            #expect(Logger.textEscaped(value, quoting: true) == value)
+        }
+    }
+
+    @Test func anythingElseIsQuotedWithItsLineBreaksEscaped() {
+        let forged = "https://example.invalid/a b\n2026-12-02T00:00:00.000Z error liveactivity: FAKE"
+        #expect(Logger.textEscaped(forged, quoting: true)
+                == #""https://example.invalid/a b\n2026-12-02T00:00:00.000Z error liveactivity: FAKE""#)
+        #expect(Logger.textEscaped("", quoting: true) == #""""#)
+        #expect(Logger.textEscaped("a=b", quoting: true) == #""a=b""#)
+        #expect(Logger.textEscaped(#"say "hi" \ bye"#, quoting: true) == #""say \"hi\" \\ bye""#)
+        #expect(Logger.textEscaped("nul\u{0}\r\t\u{7F}\u{2028}", quoting: true) == #""nul\u0000\r\t\u007f\u2028""#)
+        // The message keeps its spaces and quotes; only line breaks and controls are escaped.
+        #expect(Logger.textEscaped("thumbnail \"x\" ready\nFAKE", quoting: false) == #"thumbnail "x" ready\nFAKE"#)
+    }
+}
