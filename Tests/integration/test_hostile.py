@@ -484,16 +484,40 @@ def test_huge_workout_number_from_a_stranger_does_not_crash_the_server(start_ser
     assert reply and reply["type"] == "error" and reply["code"] in ("invalid_field", "unauthorized"), reply
 
 
-def test_duplicate_keys_take_the_first_value(arena):
-    """RFC 8259 leaves duplicate names undefined. Observed: the FIRST occurrence wins (Foundation's
-    JSONDecoder). Pinned here so that a change is noticed; nothing may be applied twice or crash."""
+def test_duplicate_keys_are_refused_naming_the_key(arena):
+    """RFC 8259 leaves duplicate names undefined and readers disagree on which one counts (Foundation's
+    JSONDecoder kept the first), so a message with a key twice in one object is refused: invalid_json naming
+    the key's path, with the message's requestId. Nothing is applied."""
     ws = arena.fresh()
-    ws.send_text('{"type":"list","type":"start","requestId":"d1","requestId":"d2"}')
+    ws.send_text('{"type":"list","type":"start","requestId":"d1"}')
     m = ws.recv_json()
-    assert (m["type"], m.get("requestId")) == ("snapshot", "d1"), m
-    ws.send_text('{"type":"pause","activityId":"nope","activityId":"%s","requestId":"d3"}' % arena.activity_id)
+    assert (m["type"], m.get("code"), m.get("field"), m.get("requestId")) == ("error", "invalid_json", "type", "d1"), m
+    assert "appears twice" in m["message"], m
+    ws.send_text('{"type":"pause","activityId":"%s","activityId":"nope","requestId":"d3"}' % arena.activity_id)
     m = ws.recv_json()
-    assert (m["type"], m.get("code")) == ("error", "unknown_activity"), m
+    assert (m["type"], m.get("code"), m.get("field"), m.get("requestId")) == ("error", "invalid_json", "activityId", "d3"), m
+    ws.send_text('{"requestId":7,"type":"update","activityId":"%s","content":{"state":{"a":1,"a":2}}}' % arena.activity_id)
+    m = ws.recv_json()
+    assert (m.get("code"), m.get("field"), m.get("requestId")) == ("invalid_json", "content.state.a", 7), m
+    arena.check()
+
+
+def test_invalid_json_errors_carry_the_request_id_when_it_can_be_read(arena):
+    """A message that is not valid JSON is still answered with its requestId when the top-level object's
+    requestId (a plain string or number) can be read before or after the fault."""
+    ws = arena.fresh()
+    cases = [
+        ('{"requestId":"keep-me","type":"list","x":01}', "keep-me"),
+        ('{"type":"list","x":1e400, "requestId":"after"}', "after"),
+        ('{"requestId":12,"type":"list","x":"\\ud800"}', 12),
+        ('{"nested":{"requestId":"inner"},"type":"list","x":tru}', None),
+        ('{"requestId":"esc\\"aped","x":}', None),
+        ('not json, "requestId":"x"', None),
+    ]
+    for text, request_id in cases:
+        ws.send_text(text)
+        m = ws.recv_json()
+        assert (m["type"], m.get("code"), m.get("requestId")) == ("error", "invalid_json", request_id), (text, m)
     arena.check()
 
 

@@ -5,27 +5,49 @@
 /// paid for every message a client sends. This parser reads the bytes once.
 ///
 /// It answers only when the answer is certainly Foundation's: an object or array at the top, every string
-/// valid UTF-8 with valid escapes, every number plain (no exponent, at most 17 significant digits, so
-/// both roundings agree), no key twice in one object. On anything else — a syntax error included — it
-/// returns nil and the caller asks Foundation, whose value or error message is then the answer. Nesting is
-/// bounded by the caller's pre-scan (``JSONValue/maximumDepth``), so the recursion is too.
+/// valid UTF-8 with valid escapes, every number finite and not rounded to zero (both read numbers correctly
+/// rounded). On anything else — a syntax error included — it gives up and the caller asks Foundation, whose
+/// value or error message is then the answer. One thing it refuses where Foundation would not: a key twice
+/// in one object (Foundation keeps the first silently; RFC 8259 §4 leaves it to the reader, and RFC 7515 §4
+/// asks a JOSE header's reader to refuse it), reported with the object's path. Nesting is bounded by the
+/// caller's pre-scan (``JSONValue/maximumDepth``), so the recursion is too.
 struct JSONParser {
+    /// What the parser made of a text.
+    enum Outcome: Equatable {
+        /// The value, as Foundation would read it.
+        case value(JSONValue)
+        /// A key appears twice in one object: the dotted path of the second (`content.state.emoji`, `a[2].b`).
+        case duplicateKey(path: String)
+        /// Foundation must decide (an error, or a text this parser does not read).
+        case unsure
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Set when a key appears twice: the path from that key up to the object being unwound, innermost first.
+    private var duplicatePath: [String]?
 
-    /// The value `bytes` holds, or nil when Foundation must decide (see the type's description).
-    static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        if let value = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) { return value }
+    /// What `bytes` holds (see ``Outcome``).
+    static func parse(_ bytes: some Collection<UInt8>) -> Outcome {
+        if let outcome = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) { return outcome }
         return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }
     }
 
-    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> Outcome {
         var parser = JSONParser(bytes: buffer)
         parser.skipWhitespace()
-        guard let first = parser.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
-        guard let value = parser.value() else { return nil }
+        guard let first = parser.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return .unsure }
+        let value = parser.value()
+        if let path = parser.duplicatePath {
+            var text = ""
+            for component in path.reversed() {
+                text += component.hasPrefix("[") || text.isEmpty ? component : "." + component
+            }
+            return .duplicateKey(path: String(text.prefix(200)))
+        }
+        guard let value else { return .unsure }
         parser.skipWhitespace()
-        return parser.index == buffer.count ? value : nil
+        return parser.index == buffer.count ? .value(value) : .unsure
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -83,9 +105,15 @@ struct JSONParser {
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { return nil }
             index += 1
-            guard let member = value() else { return nil }
-            // A key twice (or two keys Swift's String calls equal): Foundation decides which one stays.
-            guard members.updateValue(member, forKey: key) == nil else { return nil }
+            guard let member = value() else {
+                duplicatePath?.append(key)
+                return nil
+            }
+            // A key twice (or two keys Swift's String calls equal).
+            guard members.updateValue(member, forKey: key) == nil else {
+                duplicatePath = [key]
+                return nil
+            }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
@@ -104,7 +132,10 @@ struct JSONParser {
             return .array(elements)
         }
         while true {
-            guard let element = value() else { return nil }
+            guard let element = value() else {
+                duplicatePath?.append("[\(elements.count)]")
+                return nil
+            }
             elements.append(element)
             skipWhitespace()
             switch peek() {
@@ -192,7 +223,7 @@ struct JSONParser {
         return value
     }
 
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)?` with at most 17 digits; nil otherwise (an exponent included).
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite and not rounded to zero; nil otherwise.
     private mutating func number() -> JSONValue? {
         let start = index
         var negative = false
@@ -200,38 +231,49 @@ struct JSONParser {
             negative = true
             index += 1
         }
-        var digits = 0, integer: Int64 = 0
-        guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+        var digits = 0, integer: Int64 = 0, nonZero = false
+        guard let first = peek(), Self.isDigit(first) else { return nil }
         if first == UInt8(ascii: "0") {
             index += 1
             digits = 1
-            if let next = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) { return nil }
+            if let next = peek(), Self.isDigit(next) { return nil }
         } else {
-            while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            while let byte = peek(), Self.isDigit(byte) {
                 digits += 1
-                if digits > 17 { return nil }
-                integer = integer * 10 + Int64(byte - UInt8(ascii: "0"))
+                if digits <= 17 { integer = integer * 10 + Int64(byte - UInt8(ascii: "0")) }
+                nonZero = true
                 index += 1
             }
         }
-        var fraction = false
+        var plain = digits <= 17
         if peek() == UInt8(ascii: ".") {
-            fraction = true
+            plain = false
             index += 1
-            var fractionDigits = 0
-            while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                fractionDigits += 1
+            guard let byte = peek(), Self.isDigit(byte) else { return nil }
+            while let byte = peek(), Self.isDigit(byte) {
+                nonZero = nonZero || byte != UInt8(ascii: "0")
                 index += 1
             }
-            guard fractionDigits > 0, digits + fractionDigits <= 17 else { return nil }
         }
-        if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return nil }
-        guard fraction else {
+        if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            plain = false
+            index += 1
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
+            guard let byte = peek(), Self.isDigit(byte) else { return nil }
+            while let byte = peek(), Self.isDigit(byte) { index += 1 }
+        }
+        if plain {
             // Up to 17 digits: below 2^63, and Double(Int64) rounds as reading the text does.
             return .number(negative ? -Double(integer) : Double(integer))
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { return nil }
+        // Out of range either way (an overflow, or an underflow to zero): Foundation says what it makes of it.
+        guard let value = Double(text), value.isFinite, value != 0 || !nonZero else { return nil }
         return .number(value)
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
     }
 }

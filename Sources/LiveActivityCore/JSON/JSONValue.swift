@@ -25,7 +25,8 @@ extension JSONValue {
     /// - Returns: the parsed value.
     /// - Throws: ``ProtocolError`` with code `invalid_json` and the reason in words, naming the dotted path of
     ///   the value that could not be read (also as `field`) when the parser knows it; never the decoder's own
-    ///   description (Swift type names, coding keys).
+    ///   description (Swift type names, coding keys). A key that appears twice in one object is refused too,
+    ///   naming its path (``JSONParser``).
     public static func parse(_ bytes: some Collection<UInt8>, depthLimit: Int = maximumDepth) throws(ProtocolError) -> JSONValue {
         // Foundation's decoder costs grow much faster than the nesting depth (a 1 KB message of 500 nested
         // arrays took over a second), so refuse deep nesting with one linear scan first. The same scan
@@ -41,7 +42,15 @@ extension JSONValue {
         }
         // The fast path: the value, when it is certainly the one Foundation would give; else Foundation
         // decides, and names what is wrong.
-        if let value = JSONParser.parse(bytes) { return value }
+        switch JSONParser.parse(bytes) {
+        case .value(let value):
+            return value
+        case .duplicateKey(let path):
+            throw ProtocolError(.invalidJSON, field: path,
+                                message: "\(path): this key appears twice in one object; keys must be unique, since readers disagree on which one counts")
+        case .unsure:
+            break
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {

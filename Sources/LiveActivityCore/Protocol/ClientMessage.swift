@@ -72,7 +72,9 @@ public struct ClientMessage: Sendable {
     ///   - kinds: the kinds a `start` may name (its `attributesType`).
     public static func parse(_ bytes: some Collection<UInt8>, kinds: KindRegistry) -> ClientMessage {
         let value: JSONValue
-        do { value = try JSONValue.parse(bytes) } catch { return ClientMessage(requestId: nil, command: .failure(error)) }
+        do { value = try JSONValue.parse(bytes) } catch {
+            return ClientMessage(requestId: salvagedRequestId(bytes), command: .failure(error))
+        }
         var requestId: JSONValue?
         if case .object(let object) = value, let id = object["requestId"] {
             switch id {
