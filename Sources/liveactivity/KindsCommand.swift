@@ -18,7 +18,7 @@ enum KindsCommand {
     `file:line: message` line per problem on standard error. Needs no server.
     check --server URL: lists the server's activities that its kinds no longer read (a declaration changed,
     a folder removed): they are kept, marked, never deleted. One `marked<TAB>ID<TAB>KIND<TAB>REASON` line
-    each on standard output; exit 0 when none is marked, else 1.
+    each on standard output; exit 0 when none is marked (saying so on standard error), else 1.
 
     Prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
     field and its presentations (a table, or the server's JSON with --json). Reads GET /kinds on the
@@ -115,7 +115,12 @@ enum KindsCommand {
             guard let problem = activity["kindProblem"]?.stringValue else { return nil }
             return ["marked", activity["id"]?.stringValue ?? "?", activity["attributesType"]?.stringValue ?? "?", problem].joined(separator: "\t")
         }
-        if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
+        if lines.isEmpty {
+            // Standard output stays empty (one line per marked activity); people get a word that it ran.
+            printError("none of the server's \(activities.count) activit\(activities.count == 1 ? "y" : "ies") is marked")
+        } else {
+            _ = writeOutput(lines.joined(separator: "\n") + "\n")
+        }
         return lines.isEmpty ? 0 : 1
     }
 

@@ -137,3 +137,7 @@ def test_http_share_creation_needs_the_controller(start_server):
     assert created["activityId"] == activity and created["url"].startswith("/s/")
     assert _status(url, b'{"expiresIn":999999}', {"Authorization": "Bearer ctl"})[0] == 400
     assert _status(f"{server.url}/api/activities/nope/shares", b"{}", {"Authorization": "Bearer ctl"})[0] == 404
+    # A body too large for a share request is 413, not parsed from the part the server kept (was a 400 "expected
+    # a closing quote" at the cut).
+    status, body = _status(url, b'{"expiresIn":60,"pad":"' + b"x" * 200_000 + b'"}', {"Authorization": "Bearer ctl"})
+    assert status == 413 and json.loads(body)["field"] == "body", (status, body)

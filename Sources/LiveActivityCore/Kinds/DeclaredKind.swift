@@ -93,14 +93,15 @@ public struct DeclaredKind: ActivityKind {
 
     /// Decodes a content state in Codable form, as the app will (``ActivityKind/state(fromCodable:field:)``);
     /// an undeclared `pausedAt` (seconds since 2001-01-01, as a push carries dates) is kept as the pause mark,
-    /// which the app ignores.
+    /// which the app ignores. One that is not such a date is ignored here too, as the app ignores it: the
+    /// state still applies, with no pause mark (the push endpoint's ignored-key warning names the key).
     /// - Returns: the state in protocol form and its countdown.
     /// - Throws: ``ProtocolError`` whose message gives Swift's verdict (``DecodingFailure/summary``).
     public func state(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> (state: JSONValue, timer: TimerRange?) {
         var input = value
         var pausedAt: Date?
         if !declaresPausedAt, case .object(var object) = value, let mark = object.removeValue(forKey: Self.pausedAtKey) {
-            pausedAt = try CodableDate.decode(mark, field: field.isEmpty ? Self.pausedAtKey : "\(field).\(Self.pausedAtKey)")
+            pausedAt = try? CodableDate.decode(mark, field: field.isEmpty ? Self.pausedAtKey : "\(field).\(Self.pausedAtKey)")
             input = .object(object)
         }
         let state = try checked(decodeCodable(input, as: .contentState, field: field).value, as: .contentState, field: field)

@@ -156,8 +156,12 @@ final class ShareLinks {
         return sharePage(activity, token, request)
     }
 
+    /// Largest body of a share request (`{"expiresIn": seconds}`), in bytes.
+    static let maximumRequestBodyBytes = 1024
+
     /// `POST /api/activities/{id}/shares`: 201 with the link (`{"type":"shares","shares":[…]}`) once it is kept,
-    /// 403 without the controller token, 400 for a bad body, 404 for an unknown activity, 503 when the store fails.
+    /// 403 without the controller token, 400 for a bad body, 413 for a body over ``maximumRequestBodyBytes``,
+    /// 404 for an unknown activity, 503 when the store fails.
     func createRequest(_ request: HTTPRequest, context: Context, responder: HTTPResponder) {
         func refusal(_ error: ProtocolError) -> HTTPResponse {
             let status: HTTPStatus = error.code == .unknownActivity ? .notFound : error.code == .storageUnavailable ? .serviceUnavailable : .badRequest
@@ -166,6 +170,12 @@ final class ShareLinks {
         guard context.access.role(presenting: request.presentedToken) == .controller else {
             responder.respond(.error(.forbidden, ProtocolError(.forbidden, field: "token",
                                      message: "token: sharing needs the controller token (Authorization: Bearer …)")))
+            return
+        }
+        guard request.body.count <= Self.maximumRequestBodyBytes else {
+            // The adapter keeps only the first few KB of a body: what was cut off must not be parsed as if whole.
+            responder.respond(.error(.contentTooLarge, ProtocolError(.limitExceeded, field: "body",
+                message: "body: a share request's body is at most \(Self.maximumRequestBodyBytes) bytes ({\"expiresIn\": seconds})")))
             return
         }
         var expiresIn: TimeInterval?
