@@ -95,3 +95,27 @@ def test_over_the_connection_limit_is_503_service_unavailable(start_server):
         line, body = refusal(srv.port)
         assert line == "HTTP/1.1 503 Service Unavailable", line
         assert body == "503 Service Unavailable: too many connections (the limit is 1)\n", body
+
+
+@pytest.mark.parametrize("path", ["/3/device/00", "/api/activities/x/shares"])
+def test_a_chunked_request_body_is_411_length_required(start_server, path):
+    """lws 4.1 never completes a chunked request body: the client waited for ever. It gets 411 at once, and the
+    connection closes (what follows is chunks, not a request); the server goes on serving."""
+    srv = start_server("--memory")
+    sock = open_socket("127.0.0.1", srv.port, timeout=5)
+    try:
+        sock.sendall((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+                      "Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n").encode())
+        data = b""
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 411 Length Required"), data
+    assert json.loads(body)["field"] == "transfer-encoding", body
+    with sync_connect(srv.ws_url, open_timeout=5) as ws:
+        assert json.loads(ws.recv(timeout=5))["type"] == "snapshot"

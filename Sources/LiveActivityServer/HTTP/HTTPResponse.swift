@@ -68,6 +68,15 @@ struct HTTPResponse: Sendable {
         .message(status, .error(requestId: nil, error))
     }
 
+    /// 411 for a request whose body is sent chunked (`transfer-encoding`), which the HTTP/1.1 adapter cannot
+    /// read; with `connection: close`, since the chunks that follow are no request.
+    static let chunkedBodyRefused: HTTPResponse = {
+        var response = HTTPResponse.error(.lengthRequired, ProtocolError(.invalidField, field: "transfer-encoding",
+            message: "transfer-encoding: request bodies are read by their length; send a Content-Length header, not a chunked body"))
+        response.headers.append(("connection", "close"))
+        return response
+    }()
+
     /// A self-contained HTML document with its own security headers instead of lws's best-practice set (which
     /// forbids inline styles and framing): a policy allowing inline styles, `data:` images, the one script
     /// carrying `scriptNonce` and WebSocket connections to this origin, no `frame-ancestors`, so that any page

@@ -58,6 +58,8 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     static let methodNotAllowed = HTTPStatus(405)
     /// 410 Gone (RFC 9110 §15.5.11): a share link that has ended.
     static let gone = HTTPStatus(410)
+    /// 411 Length Required (RFC 9110 §15.5.12): a request body sent chunked, which lws 4.1 never completes.
+    static let lengthRequired = HTTPStatus(411)
     /// 413 Content Too Large (RFC 9110 §15.5.14): a push over ``LiveActivityCore/APNsPush/maximumBytes``.
     static let contentTooLarge = HTTPStatus(413)
     /// 429 Too Many Requests (RFC 6585 §4).

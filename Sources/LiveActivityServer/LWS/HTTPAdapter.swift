@@ -77,6 +77,13 @@ final class HTTPAdapter {
         let exchange = HTTPExchange(wsi: wsi, request: request)
         sessionData.storeBytes(of: Unmanaged.passRetained(exchange).toOpaque(), toByteOffset: Self.exchangeOffset,
                                as: UnsafeMutableRawPointer?.self)
+        if request.method.mayHaveBody, request.headers["transfer-encoding"] != nil {
+            // lws 4.1's HTTP/1.1 server never completes a chunked request body (no BODY_COMPLETION): the client
+            // waited for an answer for ever. Answer at once; the connection closes, since what follows is the
+            // body's chunks, not a request.
+            exchange.closesAfterResponse = true
+            return send(.chunkedBodyRefused, on: exchange)
+        }
         if Self.expectsBody(request) {
             exchange.state = .receivingBody
             return 0
@@ -115,7 +122,7 @@ final class HTTPAdapter {
                 let payload = UnsafeMutablePointer(mutating: buffer.baseAddress! + clws_pre())
                 return Int(lws_write(wsi, payload, buffer.count - clws_pre(), LWS_WRITE_HTTP_FINAL))
             }
-            if written < buffer.count - clws_pre() { return -1 }
+            if written < buffer.count - clws_pre() || exchange.closesAfterResponse { return -1 }
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         case .receivingBody, .dispatching, .waiting, .done:
             return 0
@@ -254,11 +261,10 @@ final class HTTPAdapter {
 
     /// Whether lws will deliver a body (LWS_CALLBACK_HTTP_BODY…_COMPLETION) before the request can be answered:
     /// a `content-length` above 0; for POST also an explicit `content-length: 0` (lws 4.1 then calls BODY and
-    /// BODY_COMPLETION with nothing, for POST only); and a `transfer-encoding` (whatever lws makes of it).
+    /// BODY_COMPLETION with nothing, for POST only). (A `transfer-encoding` is refused before: 411.)
     /// A request with neither has no body (RFC 9112 §6.3) and is answered at once.
     private static func expectsBody(_ request: HTTPRequest) -> Bool {
         guard request.method.mayHaveBody else { return false }
-        if request.headers["transfer-encoding"] != nil { return true }
         guard let text = request.headers["content-length"], let length = Int(text.trimmingCharacters(in: .whitespaces)) else {
             return false
         }
@@ -349,6 +355,8 @@ final class HTTPExchange {
     var state: State = .dispatching
     /// False once lws dropped the transaction or closed the connection: a late answer is then dropped.
     var isAttached = true
+    /// Close the connection once the response is written (the request's body cannot be read: 411).
+    var closesAfterResponse = false
 
     /// An exchange for `request` on `wsi`.
     init(wsi: OpaquePointer, request: HTTPRequest) {
