@@ -49,8 +49,8 @@ public struct ClientMessage: Sendable {
     public var command: Result<Command, ProtocolError>
     /// The message as received (for the push inspector); `nil` when it is not JSON.
     public var raw: JSONValue? = nil
-    /// Bytes of the text `raw` was read from (0 when not parsed from text): a bound on its encoded size, which
-    /// re-encoding grows at most sixfold (an escape such as `\u0001` is the most one byte becomes).
+    /// Bytes of the text `raw` was read from (0 when not parsed from text): re-encoding `raw` gives at most
+    /// about four times as many (`1e15` becomes `1000000000000000`), so six times this bounds its encoded size.
     public var rawByteCount = 0
 
     /// A `push` message's `priority` (the `apns-priority` it would be sent with: 1, 5 or 10), validated by

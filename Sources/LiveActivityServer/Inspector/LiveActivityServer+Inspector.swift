@@ -167,7 +167,7 @@ extension LiveActivityServer {
     /// The raw value to keep: as is, or a note when it is too large.
     private static func kept(_ raw: JSONValue?, receivedBytes: Int = 0) -> JSONValue? {
         guard let raw else { return nil }
-        // Surely small enough (re-encoding grows a text at most sixfold): no encoding just to measure it.
+        // Surely small enough (see ClientMessage.rawByteCount): no encoding just to measure it.
         if receivedBytes > 0, receivedBytes * 6 <= inspectedRawLimit { return raw }
         let size = (try? MessageEncoder.encoder.encode(raw).count) ?? 0
         return size > inspectedRawLimit ? .string("(\(size) bytes: too large to keep)") : raw
