@@ -35,11 +35,3 @@ public struct ClientConfiguration: Sendable {
         libraryLogging = false
     }
 }
-
-extension Duration {
-    /// The duration in seconds, with the fraction.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

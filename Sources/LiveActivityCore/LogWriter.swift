@@ -92,7 +92,7 @@ public final class LogWriter: @unchecked Sendable {
     /// - Returns: true if nothing is left to write; false if the descriptor is still stalled at the deadline.
     @discardableResult
     public func flush(timeout: Duration) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout.seconds)
+        let deadline = Date(timeIntervalSinceNow: timeout.timeInterval)
         condition.lock()
         defer { condition.unlock() }
         while !queued.isEmpty || writingBytes > 0 {
@@ -160,12 +160,5 @@ private func writeFully(_ descriptor: Int32, _ bytes: [UInt8]) -> Int {
             }
         }
         return 0
-    }
-}
-
-private extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }

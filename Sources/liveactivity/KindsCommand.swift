@@ -142,10 +142,10 @@ enum KindsCommand {
             printError("liveactivity kinds: \(options.server) is wss://; this command reads plain HTTP only (fetch https://\(url.hostHeader)\(path))")
             return .failure(FetchFailure(status: 2))
         }
-        let seconds = Double(options.timeout.components.seconds) + Double(options.timeout.components.attoseconds) / 1e18
         let answer: (status: Int, body: [UInt8])
         do {
-            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: path, token: options.token, timeout: seconds)
+            answer = try PlainHTTPGet.get(host: url.host, port: url.port, path: path, token: options.token,
+                                          timeout: options.timeout.timeInterval)
         } catch {
             printError("liveactivity kinds: \(error.message)")
             return .failure(FetchFailure(status: 3))

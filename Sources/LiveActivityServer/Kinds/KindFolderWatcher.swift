@@ -53,7 +53,7 @@ final class KindFolderWatcher: Sendable {
 
     private func run(from first: [String]) {
         var last = first
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let seconds = interval.timeInterval
         while true {
             _ = wakeUp.wait(timeout: .now() + seconds)
             if stopped.withLock({ $0 }) { return }
