@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LiveActivityCore
+import KindFixtures
 
 /// The fast JSON parser gives Foundation's value whenever it answers, and leaves every doubtful case to
 /// Foundation (nil), so `JSONValue.parse` keeps Foundation's values and error messages.
@@ -99,18 +100,5 @@ struct JSONParserTests {
             }
         }
         #expect(answered > 300, "the fast path answers what the server itself writes")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure repeats.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

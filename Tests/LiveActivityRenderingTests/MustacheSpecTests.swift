@@ -1,4 +1,5 @@
 import Foundation
+import KindFixtures
 import LiveActivityCore
 import Testing
 @testable import LiveActivityRendering
@@ -123,18 +124,6 @@ struct MustacheSpecTests {
 
 /// Random and garbage templates: parsing either succeeds or throws a TemplateError, and rendering never traps.
 struct MustacheRobustnessTests {
-    /// SplitMix64: the same sequence on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let pieces = ["{{", "}}", "{", "}", "{{{", "}}}", "#", "^", "/", "!", ">", "=", "&", ".", "a", "b", "a.b",
                          " ", "\t", "\n", "\r\n", "\r", "é", "😀", "{{#a}}", "{{/a}}", "{{^b}}", "{{/b}}", "{{>p}}",
                          "{{>q}}", "{{=<% %>=}}", "<%", "%>", "{{.}}", "{{a.b}}", "{{{a}}}", "{{& b}}", "{{! x }}",
@@ -146,7 +135,7 @@ struct MustacheRobustnessTests {
     ])
 
     @Test func randomTemplatesNeverTrap() {
-        var random = Generator(state: 17)
+        var random = SplitMix64(seed: 17)
         var parsed = 0
         for _ in 0..<400 {
             let length = Int.random(in: 0...24, using: &random)
@@ -161,7 +150,7 @@ struct MustacheRobustnessTests {
     }
 
     @Test func garbageBytesNeverTrap() {
-        var random = Generator(state: 42)
+        var random = SplitMix64(seed: 42)
         for _ in 0..<2000 {
             let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in
                 [UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "#"), UInt8(ascii: "/"), UInt8(ascii: "\n"),

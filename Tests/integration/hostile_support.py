@@ -75,6 +75,14 @@ def read_http_head(sock: socket.socket, timeout: float) -> tuple[int, dict[str, 
     return int(m.group(1)), headers, rest
 
 
+def read_until_closed(sock: socket.socket, bufsize: int = 65536) -> bytes:
+    """Everything the peer sends until it closes the connection."""
+    data = b""
+    while chunk := sock.recv(bufsize):
+        data += chunk
+    return data
+
+
 def open_socket(host: str, port: int, *, tls: ssl.SSLContext | None = None, rcvbuf: int | None = None,
                 timeout: float = 5) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

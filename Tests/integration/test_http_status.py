@@ -12,7 +12,7 @@ import json
 import pytest
 from websockets.sync.client import connect as sync_connect
 
-from hostile_support import _handshake_bytes, open_socket
+from hostile_support import _handshake_bytes, open_socket, read_until_closed
 
 CONTROLLER = "ctl-status-token"
 
@@ -106,12 +106,7 @@ def test_a_chunked_request_body_is_411_length_required(start_server, path):
     try:
         sock.sendall((f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
                       "Content-Type: application/json\r\n\r\n2\r\n{}\r\n0\r\n\r\n").encode())
-        data = b""
-        while True:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until_closed(sock)
     finally:
         sock.close()
     head, _, body = data.partition(b"\r\n\r\n")

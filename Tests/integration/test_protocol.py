@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
                       run, send_json, send_text, two_clients)
 
+from hostile_support import read_until_closed
 from protocol_checks import (FOUR_HOURS, UTC, check_activity, check_error, check_event, check_snapshot, is_int,
                              iso, list_snapshot, near, now, out_date, start_activity, start_msg, timer)
 
@@ -826,12 +827,7 @@ def test_path_escape_raw_socket(start_server, tmp_path):
     for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/./../secret.txt", "/%2E%2E%2Fsecret.txt"):
         with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
+            data = read_until_closed(s)
         assert b"TOP-SECRET-MARKER" not in data, f"{path} leaked a file outside the public folder"
         status_line = data.split(b"\r\n", 1)[0]
         assert re.match(rb"HTTP/1\.[01] 4\d\d", status_line), f"{path}: {status_line!r}"
