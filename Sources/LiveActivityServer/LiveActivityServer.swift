@@ -62,6 +62,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var hub: Hub { boundHub.value }
     /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
+    /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift). Service thread only.
+    let outgoingBatch = WriteBatch()
     /// Records changes on the store thread, many at a time (or at once, for a store in memory).
     let storeWriter: StoreWriter
     /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
@@ -97,6 +99,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var runtime: LWSRuntime?
     /// Unix time (seconds) of the next whole-second tick.
     var tickDue: TimeInterval = 0
+    /// When ticks the hub holds are written if no broadcast carried them first (seconds since 1970); nil: none.
+    var ticksReleaseDue: TimeInterval?
     /// Unix time (seconds) of the next heartbeat; 0 until the first timer pass (see LiveActivityServer+Heartbeat.swift).
     var heartbeatDue: TimeInterval = 0
     var shuttingDown = false

@@ -74,6 +74,34 @@ struct HubTests {
         #expect(drain(hub, slow) == ["event", "tick5"])
     }
 
+    @Test func aTickWaitsForTheNextBroadcastToCarryItOrForItsRelease() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let watcher = session(1)
+        hub.add(watcher); hub.watch(watcher)
+        #expect(hub.releaseTicks().isEmpty, "no tick, nothing to release")
+        #expect(hub.tick(frame("tick1")) { _ in nil } == 1)
+        #expect(hub.ticksHeld, "no WRITEABLE is asked for a tick alone")
+        #expect(hub.broadcast(frame("event"), activityId: nil) == [.requestWritableForAll])
+        #expect(!hub.ticksHeld, "the broadcast's WRITEABLE carries it")
+        #expect(hub.releaseTicks().isEmpty)
+        guard case .frame(_, let more) = hub.nextWrite(for: watcher) else { Issue.record("no event"); return }
+        #expect(more, "the tick follows the event in the same write")
+        #expect(drain(hub, watcher) == ["tick1"])
+
+        _ = hub.tick(frame("tick2")) { _ in nil }
+        #expect(hub.releaseTicks() == [.requestWritableForAll], "no broadcast came: released on its own")
+        #expect(!hub.ticksHeld)
+        #expect(drain(hub, watcher) == ["tick2"])
+    }
+
+    @Test func aTickForNobodyIsNotHeld() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let viewer = session(1, scope: "mine")
+        hub.add(viewer); hub.watch(viewer)
+        #expect(hub.tick(frame("tick")) { _ in nil } == 0)
+        #expect(!hub.ticksHeld)
+    }
+
     @Test func shareViewersSeeTheirActivityOnly() {
         let hub = Hub(maximumQueuedBytes: 1 << 20)
         let viewer = session(1, scope: "mine"), everyone = session(2)
@@ -82,7 +110,7 @@ struct HubTests {
         _ = hub.broadcast(frame("own"), activityId: "mine")
         #expect(hub.audience(activityId: "mine") == 2)
         #expect(hub.audience(activityId: "theirs") == 1)
-        let (_, delivered) = hub.tick(frame("tick-all")) { scope in scope == "mine" ? self.frame("tick-mine") : nil }
+        let delivered = hub.tick(frame("tick-all")) { scope in scope == "mine" ? self.frame("tick-mine") : nil }
         #expect(delivered == 2)
         #expect(drain(hub, viewer) == ["own", "tick-mine"])
         #expect(drain(hub, everyone) == ["other", "own", "tick-all"])

@@ -1,7 +1,8 @@
 /// One outgoing WebSocket text message, encoded once and written to any number of clients.
 ///
-/// The payload sits after ``headroom`` bytes, where libwebsockets writes the frame header in place
-/// (`LWS_PRE`), so the same bytes go to every client with no copy. For clients that negotiated
+/// The payload sits after ``headroom`` bytes (`LWS_PRE`), whose last bytes hold the frame's header: a server
+/// frame is never masked (RFC 6455 §5.1), so the whole frame (``wire``) is the same for every client and is
+/// written as it is (`LWS_WRITE_RAW`), with no copy and no framing per client. For clients that negotiated
 /// permessage-deflate the frame is written whole, header included, past lws's framing (`LWS_WRITE_RAW`): its
 /// compressed form (RFC 7692 §7.2.1, RSV1 set), made once per window size on first use and kept here for
 /// every other deflate client, or its stored form when compressing does not pay
@@ -16,6 +17,8 @@ final class Frame: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<UInt8>
     /// Payload length in bytes.
     let count: Int
+    /// Length of the header just before the payload: 2, 4 or 10 bytes (``WebSocketFrameHeader``).
+    let headerLength: Int
     /// For a broadcast event: when the change was accepted (monotonic ns), and how many clients have yet
     /// to take it; the last write records the change-to-wire time.
     var acceptedAt: UInt64?
@@ -24,12 +27,16 @@ final class Frame: @unchecked Sendable {
     /// is then compressed whatever its size, since one compression serves every deflate client.
     var isBroadcast = false
 
-    /// Copies `bytes` once into a buffer with ``headroom`` zeroed bytes before it.
+    /// Copies `bytes` once into a buffer with ``headroom`` bytes before it, the last of which are the header
+    /// of one final, unmasked text frame of that payload (the rest are zero).
     init(_ bytes: [UInt8]) {
         let headroom = Self.headroom
         count = bytes.count
+        headerLength = WebSocketFrameHeader.length(payloadLength: bytes.count)
+        precondition(headroom >= headerLength, "LWS_PRE leaves no room for a frame header")
         storage = .allocate(capacity: headroom + bytes.count)
         storage.initialize(repeating: 0, count: headroom)
+        WebSocketFrameHeader.write(payloadLength: bytes.count, compressed: false, to: storage + headroom - headerLength)
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { (storage + headroom).initialize(from: base, count: source.count) }
         }
@@ -47,6 +54,10 @@ final class Frame: @unchecked Sendable {
 
     /// Start of the payload (after the headroom), as `lws_write` wants it.
     var payload: UnsafeMutablePointer<UInt8> { storage + Self.headroom }
+
+    /// The whole frame as a client without permessage-deflate gets it: header, then payload
+    /// (``headerLength`` + ``count`` bytes), for `LWS_WRITE_RAW`.
+    var wire: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: payload - headerLength, count: headerLength + count) }
 
     /// The payload's bytes (a copy), for tests and logs.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: payload, count: count)) }

@@ -9,7 +9,8 @@ import Foundation
 /// - A session's own replies (acks, errors, snapshots, catch-up) are written in order with the broadcast: a
 ///   reply queued when the ring's head was at `p` is written after the frames before `p` and before the
 ///   ones from `p` on.
-/// - Ticks are replaced, never queued: a slow client gets only the newest.
+/// - Ticks are replaced, never queued: a slow client gets only the newest. They are held for the next
+///   broadcast to carry (one write per client for both, see ``tick(_:scoped:)``) until ``releaseTicks()``.
 /// - A session whose unwritten bytes (broadcast lag plus replies) pass ``maximumQueuedBytes`` is closed with
 ///   1013 (``CloseCode/tryAgainLater``); it may reconnect and resume with `since`.
 final class Hub {
@@ -60,6 +61,9 @@ final class Hub {
     private var appendedSinceScan = 0
     /// Sessions closed as too slow, since start.
     private(set) var culled = 0
+    /// Whether sessions have a tick for which no WRITEABLE was asked yet: the next ``broadcast(_:activityId:)``
+    /// carries it, else ``releaseTicks()`` asks.
+    private(set) var ticksHeld = false
 
     /// - Parameters:
     ///   - maximumQueuedBytes: most unwritten payload bytes per session, broadcast lag included.
@@ -128,6 +132,8 @@ final class Hub {
         frame.isBroadcast = true
         ring.append(frame, activityId: activityId)
         appendedSinceScan += 1
+        // Every session is asked for WRITEABLE now: held ticks go out with this frame.
+        ticksHeld = false
         var actions: [Action] = [.requestWritableForAll]
         if appendedSinceScan >= scanInterval || ring.bytes(from: oldestCursor) > maximumQueuedBytes {
             actions += scan()
@@ -142,9 +148,12 @@ final class Hub {
     }
 
     /// Replaces every watching session's pending tick: `frame` for those that see every activity, and
-    /// `scoped(activityId)` (nil: no tick) for share viewers.
-    /// - Returns: ask for WRITEABLE everywhere; the count of sessions given a tick.
-    func tick(_ frame: Frame, scoped: (String) -> Frame?) -> (actions: [Action], delivered: Int) {
+    /// `scoped(activityId)` (nil: no tick) for share viewers. Asks for no WRITEABLE: the ticks are held
+    /// (``ticksHeld``) so that the next broadcast, usually due soon while countdowns run, writes each
+    /// client's tick with its event in one write rather than one write each; ``releaseTicks()`` sends them
+    /// when none comes.
+    /// - Returns: the count of sessions given a tick.
+    func tick(_ frame: Frame, scoped: (String) -> Frame?) -> Int {
         frame.isBroadcast = true
         var delivered = 0
         var perScope: [String: Frame?] = [:]
@@ -162,7 +171,16 @@ final class Hub {
             }
             delivered += 1
         }
-        return ([.requestWritableForAll], delivered)
+        if delivered > 0 { ticksHeld = true }
+        return delivered
+    }
+
+    /// Sends the held ticks that no broadcast carried (see ``tick(_:scoped:)``).
+    /// - Returns: ask for WRITEABLE everywhere, or nothing when no tick is held.
+    func releaseTicks() -> [Action] {
+        guard ticksHeld else { return [] }
+        ticksHeld = false
+        return [.requestWritableForAll]
     }
 
     // MARK: Closing

@@ -72,9 +72,10 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits. A client without
-    /// deflate gets the payload as a text frame lws frames; a deflate client gets the whole frame
-    /// (``writeWhole(_:to:_:)``).
+    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits. Every frame goes out
+    /// whole, header included, past lws's framing (`LWS_WRITE_RAW`): ``Frame/wire`` for a plain client, its
+    /// permessage-deflate form for the others. When more than one frame waits, they go out together, up to
+    /// ``WriteBatch/limit`` bytes (``writeGathered(from:more:to:_:)``).
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         // No session (not established yet, or already closed): nothing to write, as before this adapter.
@@ -87,23 +88,16 @@ extension LiveActivityServer {
             case .frame(let frame, let more):
                 // Nothing keeps `frame` past this write: lws copies what the socket does not take
                 // (buflist_out), and its own compressor, which would read the payload on later POLLOUTs, is
-                // never made (deflate clients get whole frames).
-                if let negotiated = session.deflate {
-                    guard let written = writeWhole(frame, to: wsi, negotiated) else { return -1 }
-                    metrics.frameBytesSent += written
+                // never made (every frame is written whole).
+                let rearm: Bool
+                if more {
+                    guard let left = writeGathered(from: frame, more: more, to: wsi, session) else { return -1 }
+                    rearm = left
                 } else {
-                    if lws_write(wsi, frame.payload, frame.count, LWS_WRITE_TEXT) < frame.count { return -1 }
-                    metrics.frameBytesSent += WebSocketFrameHeader.length(payloadLength: frame.count) + frame.count
+                    guard withWire(of: frame, for: session, { write($0, to: wsi) }) else { return -1 }
+                    rearm = false
                 }
-                metrics.messagesSent += 1
-                metrics.bytesSent += frame.count
-                if let accepted = frame.acceptedAt {
-                    frame.writesLeft -= 1
-                    if frame.writesLeft == 0 {
-                        metrics.changeToWire.observe(Double(DispatchTime.now().uptimeNanoseconds - accepted) / 1e9)
-                    }
-                }
-                if more { lws_callback_on_writable(wsi) }
+                if rearm { lws_callback_on_writable(wsi) }
                 return 0
             case .close(let code, let reason):
                 let reasonBytes = Array(reason.utf8.prefix(123))
@@ -120,26 +114,68 @@ extension LiveActivityServer {
         }
     }
 
-    /// Writes `frame` whole to a client that negotiated permessage-deflate, past lws's framing and
-    /// compressor (`LWS_WRITE_RAW`, see the extension's doc): compressed, made once for every client with the
-    /// same window, or stored when compressing does not pay (``Frame/deflatedWire(windowBits:using:)``);
-    /// RSV1 is set either way.
-    /// - Returns: the frame bytes written (lws took them all, sending or buffering them), or nil when the
-    ///   write failed and the connection must close.
+    /// Writes `first` and the frames after it in one `lws_write`, gathered in ``outgoingBatch`` until the hub
+    /// has no more frames for `session` or the batch passes ``WriteBatch/limit``. A close frame the hub
+    /// returns is left for the next WRITEABLE (``Hub/nextWrite(for:)`` returns it again).
+    /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the
+    ///   connection must close.
+    private func writeGathered(from first: Frame, more: Bool, to wsi: OpaquePointer, _ session: Session) -> Bool? {
+        let batch = outgoingBatch
+        batch.reset()
+        var frame = first
+        var more = more
+        while true {
+            withWire(of: frame, for: session) { batch.append($0) }
+            guard more, batch.hasRoom else { break }
+            guard case .frame(let next, let nextMore) = hub.nextWrite(for: session) else { break }
+            frame = next
+            more = nextMore
+        }
+        let bytes = batch.bytes
+        return write(UnsafeRawBufferPointer(bytes), to: wsi) ? more : nil
+    }
+
+    /// Calls `body` with `frame` whole as `session` gets it: ``Frame/wire`` for a plain client; for a
+    /// permessage-deflate client, compressed, made once for every client with the same window, or stored
+    /// when compressing does not pay (``Frame/deflatedWire(windowBits:using:)``; RSV1 set either way). Counts
+    /// it as sent in ``metrics`` (the write that follows either takes it all or closes the connection).
     @inline(__always)
-    private func writeWhole(_ frame: Frame, to wsi: OpaquePointer, _ negotiated: PermessageDeflate) -> Int? {
-        let (wire, compressed) = frame.deflatedWire(windowBits: negotiated.windowBits, using: deflate)
-        let written = wire.withUnsafeBufferPointer { bytes in
-            lws_write(wsi, UnsafeMutablePointer(mutating: bytes.baseAddress!), bytes.count, LWSConstants.writeRaw)
-        }
-        metrics.deflateCompressions = deflate.compressions
-        guard Int(written) >= wire.count else { return nil }
-        if compressed {
-            metrics.compressedMessagesSent += 1
+    private func withWire<R>(of frame: Frame, for session: Session, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let result: R
+        let wireBytes: Int
+        if let negotiated = session.deflate {
+            let (wire, compressed) = frame.deflatedWire(windowBits: negotiated.windowBits, using: deflate)
+            result = wire.withUnsafeBytes { body($0) }
+            wireBytes = wire.count
+            metrics.deflateCompressions = deflate.compressions
+            if compressed {
+                metrics.compressedMessagesSent += 1
+            } else {
+                metrics.storedMessagesSent += 1
+            }
         } else {
-            metrics.storedMessagesSent += 1
+            let wire = frame.wire
+            result = body(wire)
+            wireBytes = wire.count
         }
-        return wire.count
+        metrics.frameBytesSent += wireBytes
+        metrics.messagesSent += 1
+        metrics.bytesSent += frame.count
+        if let accepted = frame.acceptedAt {
+            frame.writesLeft -= 1
+            if frame.writesLeft == 0 {
+                metrics.changeToWire.observe(Double(DispatchTime.now().uptimeNanoseconds - accepted) / 1e9)
+            }
+        }
+        return result
+    }
+
+    /// One `lws_write` of whole frames (`LWS_WRITE_RAW`).
+    /// - Returns: whether lws took them all (sending or buffering them); false: the connection must close.
+    @inline(__always)
+    private func write(_ bytes: UnsafeRawBufferPointer, to wsi: OpaquePointer) -> Bool {
+        let start = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        return Int(lws_write(wsi, start, bytes.count, LWSConstants.writeRaw)) >= bytes.count
     }
 
     /// Writes the close frame (RFC 6455 §5.5.1: status code, then the reason in UTF-8) and keeps the

@@ -226,17 +226,23 @@ extension LiveActivityServer {
         expireShares(now: now, events: events)
     }
 
+    /// How long a tick waits for an event to carry it (seconds): while countdowns run, updates usually
+    /// follow within this, and each client then gets its tick and the event in one write, not one write
+    /// each (the hub's ``Hub/tick(_:scoped:)``). Past it, the ticks are written on their own.
+    static let tickHoldSeconds: TimeInterval = 0.1
+
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
-    /// a tick of their own activity only, encoded once per shared activity.
-    func broadcast(_ tick: Tick) {
+    /// a tick of their own activity only, encoded once per shared activity. The ticks go out with the next
+    /// broadcast, or on their own ``tickHoldSeconds`` after `now` (``timerFired()``).
+    func broadcast(_ tick: Tick, at now: TimeInterval) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
         metrics.broadcastEncodes += 1
-        let (actions, delivered) = hub.tick(frame) { scope in
+        let delivered = hub.tick(frame) { scope in
             let timers = tick.timers.filter { $0.activityId == scope }
             return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
         }
         metrics.broadcastDeliveries += delivered
-        perform(actions)
+        if hub.ticksHeld { ticksReleaseDue = now + Self.tickHoldSeconds }
     }
 
     /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
@@ -250,19 +256,25 @@ extension LiveActivityServer {
             }
         }
         let seconds = now.timeIntervalSince1970
+        if let release = ticksReleaseDue, seconds + 0.005 >= release {
+            ticksReleaseDue = nil
+            perform(hub.releaseTicks())
+        }
         if seconds + 0.005 >= tickDue {
             heartbeatIfDue(at: now)
             expireShares(now: now)
-            if let tick = center.tick(at: now) { broadcast(tick) }
+            if let tick = center.tick(at: now) { broadcast(tick, at: seconds) }
             tickDue = (seconds + 0.005).rounded(.down) + 1
         }
         scheduleTimer(now: now)
     }
 
-    /// Schedules the timer for the next whole second or the next deadline (of the speculative state: a
-    /// deadline a waiting change applied is not due again), whichever comes first.
+    /// Schedules the timer for the next whole second, the next deadline (of the speculative state: a
+    /// deadline a waiting change applied is not due again) or the release of held ticks, whichever comes
+    /// first.
     func scheduleTimer(now: Date) {
         var due = tickDue
+        if let release = ticksReleaseDue { due = min(due, release) }
         if let deadline = pipeline.speculative.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
         scheduleTimer(after: due - now.timeIntervalSince1970)
     }
