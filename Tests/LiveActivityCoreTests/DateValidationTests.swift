@@ -23,6 +23,34 @@ struct DateValidationTests {
         #expect(ISODate.parse(ISODate.format(date)) == date)
     }
 
+    /// The formatter is plain arithmetic; Foundation's `ISO8601FormatStyle` (seconds) is the reference, over
+    /// boundaries, leap days, dates before 1970 and random instants up to year 9999. Before the Gregorian
+    /// reform (October 1582) Foundation switches to the Julian calendar, where ISO 8601 and our parser keep
+    /// the proleptic Gregorian one: there, formatting and parsing are checked against each other only.
+    @Test func formattingMatchesFoundationsISO8601ToTheMillisecond() throws {
+        let reference = Date.ISO8601FormatStyle()
+        var random = SplitMix64(seed: 8601)
+        let boundaries: [Int64] = [0, -1, 1, 999, -999, -1000, 86_399_999, 86_400_000, 951_782_400_000, 951_868_799_999,
+                                   1_795_971_600_123, -62_135_596_800_000, 253_402_300_799_999, 4_107_542_399_999]
+        let randoms = (0..<2000).map { _ in Int64(random.next() % 315_537_897_600_000) - 62_135_596_800_000 }
+        for milliseconds in boundaries + randoms {
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            var expected = reference.format(Date(timeIntervalSince1970: Double(seconds)))
+            expected.removeLast()
+            expected += "." + String(format: "%03lld", milliseconds - seconds * 1000) + "Z"
+            if milliseconds >= Self.gregorianReform { #expect(ISODate.format(date) == expected, "\(milliseconds) ms") }
+            #expect(ISODate.parse(ISODate.format(date)) == date, "\(milliseconds) ms round trip")
+        }
+        #expect(ISODate.format(Date(timeIntervalSince1970: 1e15)) == "9999-12-31T23:59:59.999Z", "clamped")
+        #expect(ISODate.format(Date(timeIntervalSince1970: -1e15)) == "0001-01-01T00:00:00.000Z", "clamped")
+        #expect(ISODate.format(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
+        #expect(ISODate.format(try #require(ISODate.parse("1200-03-01T00:00:00Z"))) == "1200-03-01T00:00:00.000Z")
+    }
+
+    /// 1583-01-01T00:00:00Z, in milliseconds since 1970: from here on Foundation's calendar is Gregorian.
+    private static let gregorianReform: Int64 = -12_212_553_600_000
+
     @Test(arguments: [
         ("2026-02-30T10:00:00Z", "day 30 does not exist in February 2026"),
         ("2025-02-29T10:00:00Z", "day 29 does not exist in February 2025"),

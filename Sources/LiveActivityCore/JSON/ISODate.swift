@@ -12,8 +12,6 @@ import Foundation
 /// parser would roll `2026-02-30` over to March 2nd or `24:61` over to the next day. Whether a valid date is
 /// also a sensible one for an activity is ``DateWindow``'s business.
 public enum ISODate {
-    private static let wholeSeconds = Date.ISO8601FormatStyle()
-
     /// Why a string is not accepted as a date-time.
     public enum Failure: Error, Sendable, Equatable {
         /// The text is not laid out as an ISO-8601 date-time.
@@ -23,16 +21,38 @@ public enum ISODate {
         case impossible(String)
     }
 
-    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), rounded to the nearest millisecond.
+    /// Formats a date as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), rounded to the nearest millisecond: 24 ASCII
+    /// bytes, years 0001–9999 (dates outside are clamped to the nearest one that fits).
+    ///
+    /// Pure arithmetic (``civilDate(daysSinceUnixEpoch:)``), with no calendar or time zone object: every
+    /// message carries a `serverTime`, and Foundation's `ISO8601FormatStyle` looks up the UTC zone through
+    /// ICU, whose code alone is a few megabytes of the server's memory.
     public static func format(_ date: Date) -> String {
         // Dates are validated to ISO-8601's four-digit years on input; clamp anyway so no value can trap.
         let raw = (date.timeIntervalSince1970 * 1000).rounded()
-        let milliseconds = raw.isFinite ? Int64(max(-6.2e13, min(2.5e14, raw))) : 0
+        let milliseconds = raw.isFinite ? Int64(max(-62_135_596_800_000, min(253_402_300_799_999, raw))) : 0
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let fraction = milliseconds - seconds * 1000
-        var text = wholeSeconds.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
-        text.removeLast()  // "Z"
-        return text + "." + String(format: "%03lld", fraction) + "Z"
+        let fraction = Int(milliseconds - seconds * 1000)
+        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let secondOfDay = Int(seconds) - days * 86_400
+        let (year, month, day) = civilDate(daysSinceUnixEpoch: days)
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0); buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5); buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8); buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 11); buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, 2, at: 14); buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 17); buffer[19] = UInt8(ascii: ".")
+            put(fraction, 3, at: 20); buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     /// Parses an ISO-8601 date-time string, rounded to the millisecond.
@@ -122,6 +142,21 @@ public enum ISODate {
         case 4, 6, 9, 11: 30
         default: 31
         }
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (before it when negative): the inverse of
+    /// ``daysSinceUnixEpoch(year:month:day:)`` (Howard Hinnant's `civil_from_days`).
+    /// - Returns: year, month (1–12) and day (1–31).
+    static func civilDate(daysSinceUnixEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to the given date (proleptic Gregorian; Howard Hinnant's `days_from_civil`).
