@@ -109,7 +109,7 @@ extension LiveActivityServer {
             // a run of them means the loop is gone.
             let serviced = lws_service(context, 0)
             // What this round accepted goes to the store as one group.
-            storeWriter.releaseHeld()
+            releaseHeldSubmissions()
             if serviced < 0 {
                 failures += 1
                 logger.warning("lws_service failed", ["failures": "\(failures)"])
@@ -125,7 +125,7 @@ extension LiveActivityServer {
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while !hub.sessions.isEmpty, Date() < deadline {
             let serviced = lws_service(context, 0)
-            storeWriter.releaseHeld()
+            releaseHeldSubmissions()
             if serviced < 0 { break }
         }
         timer.cancel()

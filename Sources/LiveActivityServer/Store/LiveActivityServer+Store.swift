@@ -14,6 +14,9 @@ final class StoreStage {
     /// What clients have been told, as of the step being carried out (``ChangePipeline/Step/publish(_:)``);
     /// nil until the first change is settled (the pipeline's committed state is then the start state).
     var told: ActivityCenter?
+    /// When (monotonic ns) the oldest submission the store writer holds was made; 0: it holds none. See
+    /// ``LiveActivityServer/releaseHeldSubmissions(olderThan:)``.
+    var heldSince: UInt64 = 0
 }
 
 /// Changes go through ``ChangePipeline`` and are recorded by ``StoreWriter`` on its own thread (or at once,
@@ -36,6 +39,26 @@ extension LiveActivityServer {
         }
     }
 
+    /// Longest a change waits in the service loop before going to the store thread (ns): 1 ms. Changes are
+    /// handed over once per round of the loop (one group, one commit; ``releaseHeldSubmissions()``), but a
+    /// round that writes to 10,000 clients lasts tens of milliseconds, and a change accepted at its start
+    /// then waited for all of it. Checked on every WRITEABLE, which is where a long round spends its time.
+    static let longestGroupDelay: UInt64 = 1_000_000
+
+    /// Hands the held submissions to the store thread, as one group (the service loop, after each round).
+    func releaseHeldSubmissions() {
+        storeStage.heldSince = 0
+        storeWriter.releaseHeld()
+    }
+
+    /// Hands the held submissions over when the oldest has waited ``longestGroupDelay``; cheap when none is
+    /// held (one comparison), as it runs on every WRITEABLE.
+    @inline(__always)
+    func releaseHeldSubmissionsIfDue() {
+        guard storeStage.heldSince != 0 else { return }
+        if DispatchTime.now().uptimeNanoseconds - storeStage.heldSince >= Self.longestGroupDelay { releaseHeldSubmissions() }
+    }
+
     /// Takes one round of the store's results: counts them for `/metrics`, settles the changes.
     func storeReported(_ report: StoreWriter.Report) {
         metrics.storeCommits += report.commits
@@ -55,6 +78,9 @@ extension LiveActivityServer {
         while !storeStage.effects.isEmpty {
             let next = storeStage.effects.removeFirst()
             storeWriter.submit(next.submissions)
+            if !next.submissions.isEmpty, !storeWriter.isSynchronous, storeStage.heldSince == 0 {
+                storeStage.heldSince = DispatchTime.now().uptimeNanoseconds
+            }
             for step in next.steps {
                 switch step {
                 case .publish(let center):
