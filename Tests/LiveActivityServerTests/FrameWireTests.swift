@@ -51,7 +51,7 @@ struct FrameWireTests {
         #expect(parsed.allSatisfy { $0.first == 0x81 })
         #expect(!batch.hasRoom, "past WriteBatch.limit no frame is added")
         batch.reset()
-        #expect(batch.bytes.isEmpty && batch.hasRoom)
+        #expect(batch.bytes.isEmpty && batch.hasRoom, "emptied, and shrunk back from the 70 KB frame")
         let five = Frame(payload(5))
         batch.append(five.wire)
         withExtendedLifetime(five) {}

@@ -8,14 +8,16 @@ import LiveActivityCore
 /// Each WebSocket connection's per-session data holds one unmanaged reference to its ``Session``
 /// (retained at ESTABLISHED, released at CLOSED), so RECEIVE and WRITEABLE reach it with no lookup.
 ///
-/// permessage-deflate (RFC 7692): lws negotiates it and inflates what clients send, but its compressor,
-/// one zlib stream per connection made on the first text frame written through it, is never used. A client
-/// that negotiated the extension gets every frame whole, header included, with `LWS_WRITE_RAW`: lws 4.1's
+/// Every client gets every frame whole, header included, with `LWS_WRITE_RAW`, so that the frames waiting
+/// for one client go out in one write (``WriteBatch``). permessage-deflate (RFC 7692): lws negotiates it and
+/// inflates what clients send, but its compressor, one zlib stream per connection made on the first text
+/// frame written through it, is never used: a deflate client's frames are compressed once for all. lws 4.1's
 /// ws role sends `LWS_WRITE_RAW` (= `LWS_WRITE_HTTP`) straight to `lws_issue_raw`, before the extensions'
 /// `PAYLOAD_TX`, so the payload is neither framed nor compressed again. A frame the socket takes only in
 /// part has its rest copied to lws's `buflist_out`, which lws drains before anything else on the next
 /// POLLOUT (its own pongs, pings and close frames included, which it appends behind), so frames stay whole
-/// and in order. Every such frame has RSV1 set, compressed or stored (see ``Deflate/writeStored(_:to:)``).
+/// and in order. A deflate client's frames all have RSV1 set, compressed or stored (see
+/// ``Deflate/writeStored(_:to:)``).
 extension LiveActivityServer {
     // MARK: Callbacks
 

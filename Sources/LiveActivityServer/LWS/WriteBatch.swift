@@ -3,8 +3,8 @@
 /// loopback most of a delivery's cost is the kernel's, per send, so a client that lags by k frames costs
 /// about one send, not k. The bytes on the wire are the same frames in the same order.
 ///
-/// One buffer, reused for every write; it grows to the largest batch made and stays that size. Service
-/// thread only.
+/// One buffer, reused for every write; it grows for a batch that needs it (one large frame after another)
+/// and shrinks back to ``limit`` at the next ``reset()``. Service thread only.
 final class WriteBatch {
     /// Bytes after which no further frame is added (a batch may pass it by its last frame): 32 KiB, enough
     /// for about 50 events of 620 bytes, and under what a loopback socket's send buffer usually takes at once
@@ -26,8 +26,14 @@ final class WriteBatch {
     /// Whether another frame may be added (fewer than ``limit`` bytes gathered).
     var hasRoom: Bool { count < Self.limit }
 
-    /// Empties the batch (keeping its buffer).
-    func reset() { count = 0 }
+    /// Empties the batch, keeping its buffer unless a large frame grew it past twice ``limit``.
+    func reset() {
+        count = 0
+        guard capacity > 2 * Self.limit else { return }
+        storage.deallocate()
+        capacity = Self.limit
+        storage = .allocate(byteCount: capacity, alignment: 16)
+    }
 
     /// Appends one whole frame's bytes.
     func append(_ bytes: UnsafeRawBufferPointer) {

@@ -15,7 +15,7 @@ final class StoreStage {
     /// nil until the first change is settled (the pipeline's committed state is then the start state).
     var told: ActivityCenter?
     /// When (monotonic ns) the oldest submission the store writer holds was made; 0: it holds none. See
-    /// ``LiveActivityServer/releaseHeldSubmissions(olderThan:)``.
+    /// ``LiveActivityServer/releaseHeldSubmissionsIfDue()``.
     var heldSince: UInt64 = 0
 }
 

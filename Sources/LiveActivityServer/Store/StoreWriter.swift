@@ -105,10 +105,10 @@ final class StoreWriter: @unchecked Sendable {
     /// Queues submissions, in order; each one's result comes back through ``deliver``.
     ///
     /// They are held, not handed to the store thread, until ``releaseHeld()`` (the service loop calls it
-    /// after each round, or within a long round once the oldest has waited 1 ms) or the next other item: every change a round of the event loop accepted then goes
-    /// into one group, one commit and one report. Handed over one by one, the store thread (woken at once,
-    /// on a busy machine on the same core) committed them one by one: one fsync, one wake-up of the service
-    /// thread and one broadcast each.
+    /// after each round, or within a long round once the oldest has waited 1 ms) or the next other item:
+    /// every change a round of the event loop accepted then goes into one group, one commit and one report.
+    /// Handed over one by one, the store thread (woken at once, on a busy machine on the same core) committed
+    /// them one by one: one fsync, one wake-up of the service thread and one broadcast each.
     func submit(_ submissions: [ChangePipeline.Submission]) {
         guard !submissions.isEmpty else { return }
         if isSynchronous {
