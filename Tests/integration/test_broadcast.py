@@ -14,6 +14,8 @@ import urllib.request
 from contextlib import AsyncExitStack
 from datetime import datetime, timezone
 
+import pytest
+
 from wsclient import connect, recv_json, recv_until, request, run, send_json
 
 K = 25  # connections, the controller included
@@ -21,12 +23,12 @@ ENCODES = "liveactivity_broadcast_encodes_total"
 DELIVERIES = "liveactivity_broadcast_deliveries_total"
 
 
-def counters(server) -> dict[str, int]:
-    """The broadcast counters from `/metrics` (no tokens configured: anyone may read)."""
+def counters(server, names: tuple[str, ...] = (ENCODES, DELIVERIES)) -> dict[str, int]:
+    """Counters from `/metrics`, the broadcast ones unless told (no tokens configured: anyone may read)."""
     with urllib.request.urlopen(f"{server.url}/metrics", timeout=5) as response:
         text = response.read().decode()
     values = {}
-    for name in (ENCODES, DELIVERIES):
+    for name in names:
         match = re.search(rf"^{name} (\d+)$", text, re.MULTILINE)
         assert match, f"/metrics has no {name}:\n{text}"
         values[name] = int(match.group(1))
@@ -82,5 +84,53 @@ def test_one_update_is_encoded_once_and_queued_for_every_client(server):
             final = counters(server)
             assert final[ENCODES] - after[ENCODES] == 5, (after, final)
             assert final[DELIVERIES] - after[DELIVERIES] == 5 * K, (after, final)
+
+    run(body())
+
+
+WRITES = "liveactivity_websocket_writes_total"
+SENT = "liveactivity_messages_sent_total"
+
+
+@pytest.mark.parametrize("compression", [None, "deflate"])
+def test_waiting_messages_go_out_together_whole_and_in_order(start_server, compression):
+    """Updates sent back to back reach a watcher while earlier ones still wait to be written: the server
+    writes a client's waiting messages in one write (WriteBatch). Every message still arrives whole, once
+    and in order, with or without permessage-deflate, and the writes are far fewer than the messages."""
+    n = 300
+    server = start_server("--rate", "10000", "--burst", "10000")
+
+    async def body():
+        async with connect(server.ws_url, compression=compression) as controller, \
+                connect(server.ws_url, compression=compression) as watcher:
+            for ws in (controller, watcher):
+                assert (await recv_json(ws))["type"] == "snapshot"
+            content = finished_content()
+            ack = await request(controller, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                                             "content": content})
+            activity_id = ack["activityId"]
+            started = await recv_until(watcher, lambda m: m.get("event") == "started")
+            await recv_until(controller, lambda m: m.get("event") == "started")
+            before = counters(server, (SENT, WRITES))
+
+            for i in range(n):
+                await send_json(controller, {"type": "update", "requestId": i, "activityId": activity_id,
+                                             "content": content, "alert": {"title": "batch", "body": str(i)}})
+            for ws in (watcher, controller):
+                # Every event after `started`, in sequence (the countdown's timerFinished among them), and the
+                # n updates in the order they were sent.
+                events, updates = [], []
+                while len(updates) < n:
+                    m = await recv_json(ws, 10)
+                    if m["type"] == "activity":
+                        events.append(m)
+                        if m["event"] == "updated":
+                            updates.append(m)
+                assert [e["sequence"] for e in events] == list(range(started["sequence"] + 1, started["sequence"] + 1 + len(events)))
+                assert [e["alert"]["body"] for e in updates] == [str(i) for i in range(n)]
+            after = counters(server, (SENT, WRITES))
+            sent, writes = after[SENT] - before[SENT], after[WRITES] - before[WRITES]
+            assert sent >= 3 * n, f"{sent} messages: 300 acks and 600 events were due"
+            assert writes < sent / 2, f"{writes} writes for {sent} messages: waiting messages were not gathered"
 
     run(body())

@@ -178,6 +178,7 @@ extension LiveActivityServer {
     @inline(__always)
     private func write(_ bytes: UnsafeRawBufferPointer, to wsi: OpaquePointer) -> Bool {
         let start = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        metrics.webSocketWrites += 1
         return Int(lws_write(wsi, start, bytes.count, LWSConstants.writeRaw)) >= bytes.count
     }
 

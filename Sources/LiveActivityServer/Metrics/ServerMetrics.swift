@@ -15,6 +15,9 @@ final class ServerMetrics {
     var bytesSent = 0
     /// WebSocket frame bytes written to clients: headers included, compressed payloads as compressed.
     var frameBytesSent = 0
+    /// Writes (`lws_write` calls) that carried those messages: fewer than ``messagesSent`` when a client's
+    /// waiting messages went out together.
+    var webSocketWrites = 0
     /// Messages written compressed (RSV1 set), to clients that negotiated permessage-deflate.
     var compressedMessagesSent = 0
     /// Messages written to such clients as stored deflate blocks (RSV1 set, not compressed: too short, or
@@ -78,6 +81,8 @@ final class ServerMetrics {
         metric("liveactivity_sent_bytes_total", "counter", "WebSocket payload bytes written, before compression.", [("", Double(bytesSent))])
         metric("liveactivity_sent_frame_bytes_total", "counter", "WebSocket frame bytes written: headers included, after compression.",
                [("", Double(frameBytesSent))])
+        metric("liveactivity_websocket_writes_total", "counter", "Writes that carried those messages: a client's waiting messages go out together.",
+               [("", Double(webSocketWrites))])
         metric("liveactivity_sent_compressed_messages_total", "counter", "WebSocket messages written compressed (permessage-deflate, RSV1 set).",
                [("", Double(compressedMessagesSent))])
         metric("liveactivity_sent_stored_messages_total", "counter", "WebSocket messages written to permessage-deflate clients as stored blocks (RSV1 set, not compressed).",
