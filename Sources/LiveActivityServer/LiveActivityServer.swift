@@ -101,6 +101,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     var tickDue: TimeInterval = 0
     /// When ticks the hub holds are written if no broadcast carried them first (seconds since 1970); nil: none.
     var ticksReleaseDue: TimeInterval?
+    /// When events were last broadcast (seconds since 1970): ticks wait for the next event only while events flow.
+    var lastEventBroadcast: TimeInterval = 0
     /// Unix time (seconds) of the next heartbeat; 0 until the first timer pass (see LiveActivityServer+Heartbeat.swift).
     var heartbeatDue: TimeInterval = 0
     var shuttingDown = false

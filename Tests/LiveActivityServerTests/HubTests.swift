@@ -69,9 +69,22 @@ struct HubTests {
         let hub = Hub(maximumQueuedBytes: 1 << 20)
         let slow = session(1)
         hub.add(slow); hub.watch(slow)
+        _ = hub.broadcast(frame("before"), activityId: nil)
         for second in 1...5 { _ = hub.tick(frame("tick\(second)")) { _ in nil } }
-        _ = hub.broadcast(frame("event"), activityId: nil)
-        #expect(drain(hub, slow) == ["event", "tick5"])
+        _ = hub.broadcast(frame("after"), activityId: nil)
+        #expect(drain(hub, slow) == ["before", "tick5", "after"], "the newest tick only, in its place")
+    }
+
+    @Test func aTickNeverFollowsAnEventMadeAfterIt() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let lagging = session(1), current = session(2)
+        for s in [lagging, current] { hub.add(s); hub.watch(s) }
+        _ = hub.broadcast(frame("e1"), activityId: nil)
+        #expect(drain(hub, current) == ["e1"])
+        _ = hub.tick(frame("tick listing the activity")) { _ in nil }
+        _ = hub.broadcast(frame("ended and dismissed"), activityId: nil)
+        #expect(drain(hub, current) == ["tick listing the activity", "ended and dismissed"])
+        #expect(drain(hub, lagging) == ["e1", "tick listing the activity", "ended and dismissed"])
     }
 
     @Test func aTickWaitsForTheNextBroadcastToCarryItOrForItsRelease() {
@@ -84,9 +97,10 @@ struct HubTests {
         #expect(hub.broadcast(frame("event"), activityId: nil) == [.requestWritableForAll])
         #expect(!hub.ticksHeld, "the broadcast's WRITEABLE carries it")
         #expect(hub.releaseTicks().isEmpty)
-        guard case .frame(_, let more) = hub.nextWrite(for: watcher) else { Issue.record("no event"); return }
-        #expect(more, "the tick follows the event in the same write")
-        #expect(drain(hub, watcher) == ["tick1"])
+        guard case .frame(let first, let more) = hub.nextWrite(for: watcher) else { Issue.record("no tick"); return }
+        #expect(String(decoding: first.bytes, as: UTF8.self) == "tick1", "made before the event, written before it")
+        #expect(more, "the event follows in the same write")
+        #expect(drain(hub, watcher) == ["event"])
 
         _ = hub.tick(frame("tick2")) { _ in nil }
         #expect(hub.releaseTicks() == [.requestWritableForAll], "no broadcast came: released on its own")

@@ -120,6 +120,42 @@ def test_ticks_count_down_once_per_second(server):
     run(body())
 
 
+def test_no_tick_comes_after_an_event_made_later(server):
+    """A scheduled start: the ticks before it say `startsInSeconds`, and once `started` is received no tick
+    says it any more (a tick waits up to 100 ms for an event to carry it, and is written before it, never
+    after an event made later than the tick). The end likewise: no tick lists the activity after `ended`."""
+    async def body():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            start = datetime.now(timezone.utc) + timedelta(seconds=1.5)
+            await send_json(ws, start_msg(duration=30, rid="sched", startDate=iso(start)))
+            seen = []  # (kind, message) in arrival order: "tick" or the event's name
+            ticks_after_start = 0
+            deadline = time.monotonic() + 8
+            while ticks_after_start < 2:
+                assert time.monotonic() < deadline, f"no started event with two ticks after it: {seen}"
+                m = await recv_json(ws, 3)
+                if m["type"] == "tick":
+                    seen.append(("tick", m))
+                    ticks_after_start += any(k == "started" for k, _ in seen)
+                elif m["type"] == "activity":
+                    seen.append((m["event"], m))
+            kinds = [k for k, _ in seen]
+            assert any("startsInSeconds" in t for k, m in seen[:kinds.index("started")] if k == "tick"
+                       for t in m["timers"]), f"no tick while pending: {seen}"
+            after = [m for k, m in seen[kinds.index("started") + 1:] if k == "tick"]
+            assert all("startsInSeconds" not in t for m in after for t in m["timers"]), seen
+            aid = seen[kinds.index("started")][1]["activity"]["id"]
+            await send_json(ws, {"type": "end", "requestId": "end", "activityId": aid, "dismissalPolicy": "immediate"})
+            rest = []
+            while not any(m.get("event") == "dismissed" for m in rest):
+                rest.append(await recv_json(ws, 3))
+            ended = next(i for i, m in enumerate(rest) if m.get("event") == "ended")
+            for m in rest[ended:]:
+                assert m["type"] != "tick" or all(t["activityId"] != aid for t in m["timers"]), rest
+    run(body())
+
+
 def test_update_with_alert_reaches_every_client(server):
     async def body():
         async with two_clients(server.ws_url) as (a, b):

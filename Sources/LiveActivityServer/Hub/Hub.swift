@@ -9,8 +9,9 @@ import Foundation
 /// - A session's own replies (acks, errors, snapshots, catch-up) are written in order with the broadcast: a
 ///   reply queued when the ring's head was at `p` is written after the frames before `p` and before the
 ///   ones from `p` on.
-/// - Ticks are replaced, never queued: a slow client gets only the newest. They are held for the next
-///   broadcast to carry (one write per client for both, see ``tick(_:scoped:)``) until ``releaseTicks()``.
+/// - Ticks are replaced, never queued: a slow client gets only the newest, in its place among the
+///   broadcast frames (after those made before it). They are held for the next broadcast to carry (one
+///   write per client for both, see ``tick(_:scoped:)``) until ``releaseTicks()``.
 /// - A session whose unwritten bytes (broadcast lag plus replies) pass ``maximumQueuedBytes`` is closed with
 ///   1013 (``CloseCode/tryAgainLater``); it may reconnect and resume with `since`.
 final class Hub {
@@ -169,6 +170,7 @@ final class Hub {
             } else {
                 session.pendingTick = frame
             }
+            session.pendingTickPosition = ring.head
             delivered += 1
         }
         if delivered > 0 { ticksHeld = true }
@@ -214,8 +216,8 @@ final class Hub {
 
     // MARK: Writing
 
-    /// What to write to `session` now: its next reply or broadcast frame in order, else its pending tick,
-    /// else its close frame once it is closing. Advances the session past what it returns.
+    /// What to write to `session` now: its next reply, tick or broadcast frame in order, else its pending
+    /// tick, else its close frame once it is closing. Advances the session past what it returns.
     func nextWrite(for session: Session) -> Write {
         while true {
             if session.pendingReplies > 0 {
@@ -235,6 +237,12 @@ final class Hub {
                 }
             }
             if let cursor = session.cursor, cursor < min(ring.head, session.cursorLimit) {
+                // A tick comes before the broadcast frames made after it (an event that follows within the
+                // hold, say the activity's end, must not be followed by a tick that still lists it).
+                if let tick = session.pendingTick, cursor >= session.pendingTickPosition {
+                    session.pendingTick = nil
+                    return .frame(tick, more: hasPending(session))
+                }
                 session.cursor = cursor + 1
                 if let scope = session.scope, ring.isAbout(anotherActivityThan: scope, at: cursor) { continue }
                 return .frame(ring.frame(at: cursor), more: hasPending(session))

@@ -82,7 +82,10 @@ extension LiveActivityServer {
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         // No session (not established yet, or already closed): nothing to write, as before this adapter.
         guard let session = session(in: sessionData) else { return 0 }
+        // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
+        // and the store's results (the inbox) are not left waiting for its end.
         releaseHeldSubmissionsIfDue()
+        if inbox.hasJobs { runInbox() }
         return session._withUnsafeGuaranteedRef { session in
             // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
             // (`isClosing` first: it shares the first cache line with the other fields a write reads.)

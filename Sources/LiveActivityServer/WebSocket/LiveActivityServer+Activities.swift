@@ -211,6 +211,7 @@ extension LiveActivityServer {
     /// Sends each event to every watching client: encoded once into the hub's ring, which every session reads.
     func broadcast(_ events: [ActivityEvent], at now: Date) {
         guard !events.isEmpty else { return }
+        lastEventBroadcast = now.timeIntervalSince1970
         for event in events {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
             frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
@@ -226,14 +227,17 @@ extension LiveActivityServer {
         expireShares(now: now, events: events)
     }
 
-    /// How long a tick waits for an event to carry it (seconds): while countdowns run, updates usually
-    /// follow within this, and each client then gets its tick and the event in one write, not one write
-    /// each (the hub's ``Hub/tick(_:scoped:)``). Past it, the ticks are written on their own.
+    /// How long a tick waits for an event to carry it (seconds), while events flow (one was broadcast in
+    /// the last second): the next one usually follows within this, and each client then gets its tick and
+    /// the event in one write, not one write each (the hub's ``Hub/tick(_:scoped:)``). Past it, the tick is
+    /// written on its own, as made (its `serverTime` the whole second, its timers as of then; clients that
+    /// estimate the server's clock have the event sent in the last second for a timely sample).
     static let tickHoldSeconds: TimeInterval = 0.1
 
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
-    /// a tick of their own activity only, encoded once per shared activity. The ticks go out with the next
-    /// broadcast, or on their own ``tickHoldSeconds`` after `now` (``timerFired()``).
+    /// a tick of their own activity only, encoded once per shared activity. When no event was broadcast in
+    /// the last second the ticks go out at once; otherwise with the next broadcast, or ``tickHoldSeconds``
+    /// after `now` (``timerFired()``).
     func broadcast(_ tick: Tick, at now: TimeInterval) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
         metrics.broadcastEncodes += 1
@@ -242,7 +246,12 @@ extension LiveActivityServer {
             return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
         }
         metrics.broadcastDeliveries += delivered
-        if hub.ticksHeld { ticksReleaseDue = now + Self.tickHoldSeconds }
+        guard hub.ticksHeld else { return }
+        if now - lastEventBroadcast < 1 {
+            ticksReleaseDue = now + Self.tickHoldSeconds
+        } else {
+            perform(hub.releaseTicks())
+        }
     }
 
     /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
@@ -267,6 +276,9 @@ extension LiveActivityServer {
             tickDue = (seconds + 0.005).rounded(.down) + 1
         }
         scheduleTimer(now: now)
+        // lws runs timers before it polls: a change made here (a deadline) would otherwise wait for the poll
+        // to end, up to the next timer, before going to the store.
+        releaseHeldSubmissions()
     }
 
     /// Schedules the timer for the next whole second, the next deadline (of the speculative state: a
