@@ -226,17 +226,19 @@ struct DeflateTests {
     // MARK: The client's offer (RFC 7692 §5, §7.1.2.1)
 
     @Test(arguments: [
-        ("permessage-deflate", 15),
-        ("permessage-deflate; client_max_window_bits", 15),
-        ("permessage-deflate; server_max_window_bits=10", 10),
-        ("permessage-deflate; server_max_window_bits=\"12\"; client_no_context_takeover", 12),
-        ("Permessage-Deflate ;Server_Max_Window_Bits = 8", 9),
-        ("x-webkit-deflate-frame, permessage-deflate; server_max_window_bits=13, permessage-deflate", 13),
-        ("permessage-deflate; server_max_window_bits=11, permessage-deflate; server_max_window_bits=14", 11),
-    ] as [(String, Int)])
-    func theWindowIsTheSmallestAnyOfferAllows(offer: String, bits: Int) throws {
+        ("permessage-deflate", 15, nil),
+        ("permessage-deflate; client_max_window_bits", 15, nil),
+        ("permessage-deflate; server_max_window_bits=10", 10, 10),
+        ("permessage-deflate; server_max_window_bits=\"12\"; client_no_context_takeover", 12, 12),
+        ("Permessage-Deflate ;Server_Max_Window_Bits = 8", 9, 8),
+        ("x-webkit-deflate-frame, permessage-deflate; server_max_window_bits=13, permessage-deflate", 13, 13),
+        ("permessage-deflate; server_max_window_bits=11, permessage-deflate; server_max_window_bits=14", 11, 11),
+        ("permessage-deflate; server_max_window_bits=abc", nil, nil),
+    ] as [(String, Int?, Int?)])
+    func theWindowIsTheSmallestAnyOfferAllowsAndTheAnswerSaysWhatWasAsked(offer: String, bits: Int?, answered: Int?) throws {
         let negotiated = try #require(PermessageDeflate(offer: offer))
         #expect(negotiated.windowBits == bits)
+        #expect(negotiated.answeredWindowBits == answered, "8 is answered as asked: a 2^9 zlib window never reaches past 256 bytes")
     }
 
     @Test func theClientResetsItsContextOnlyWhenEveryOfferSaysSo() throws {

@@ -184,6 +184,28 @@ def test_a_client_allowing_a_512_byte_window_decodes_every_message(server):
         assert ws.compressed_messages >= 6
 
 
+@pytest.mark.parametrize("bits", [8, 9, 12])
+def test_an_offer_limiting_the_servers_window_is_answered_with_it(server, bits):
+    """RFC 7692 §7.1.2.1: a server accepting an offer with `server_max_window_bits` answers it, with the same
+    value or less. lws 4.1 left it out of its answer although the server keeps to it, and a strict client
+    (Python `websockets`) refused the connection ("Unsupported extension"). It connects now, and inflates every
+    message, far-repeating ones included, with the window it allowed."""
+    async def body():
+        factory = ClientPerMessageDeflateFactory(server_max_window_bits=bits)
+        async with connect(server.ws_url, extensions=[factory], compression=None) as ws:
+            answer = ws.response.headers.get("Sec-WebSocket-Extensions")
+            assert answer == f"permessage-deflate; server_max_window_bits={bits}", answer
+            assert (await recv_json(ws))["type"] == "snapshot"
+            ack = await request(ws, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                                     "durationSeconds": 3600})
+            for seed in range(3):
+                text = far_repeating_text(seed)
+                await send_json(ws, update(ack["activityId"], f"u{seed}", text))
+                event = await recv_until(ws, lambda m: m.get("event") == "updated")
+                assert event["alert"]["body"] == text
+    run(body())
+
+
 @pytest.mark.parametrize("factory", [
     ClientPerMessageDeflateFactory(server_no_context_takeover=True),
     ClientPerMessageDeflateFactory(client_no_context_takeover=True),

@@ -7,7 +7,8 @@
 /// applies nor answers `server_max_window_bits=N` (its handshake only handles parameters without a value).
 /// So the server reads the offer itself and never uses a larger window than any permessage-deflate offer in
 /// the header allows: the smallest `server_max_window_bits` of them all (RFC 7692 §7.1.2.1), 15 when none
-/// says.
+/// says; and the handshake adds that parameter to lws's answer (``answeredWindowBits``), since a server
+/// that accepts an offer with it must answer it (§7.1.2.1; strict clients refuse the connection otherwise).
 struct PermessageDeflate: Equatable, Sendable {
     /// The window, in bits, to compress this client's messages with (9...15, see
     /// ``Deflate/windowBits(allowing:)``); nil when an offer's `server_max_window_bits` is malformed
@@ -21,13 +22,22 @@ struct PermessageDeflate: Equatable, Sendable {
     /// need not keep a window between them.
     let clientNoContextTakeover: Bool
 
+    /// The `server_max_window_bits` the handshake's answer must carry: the smallest any permessage-deflate
+    /// offer asked for (8...15), or nil when none asked (or one asked it malformed: then no value is
+    /// answerable, and every message goes stored).
+    var answeredWindowBits: Int? { storedAnswer == 0 ? nil : Int(storedAnswer) }
+    /// ``answeredWindowBits`` in one byte (0: nil), for the same reason.
+    private let storedAnswer: UInt8
+
     /// A negotiation as given.
     /// - Parameters:
     ///   - windowBits: the window to compress with, 9...15; nil: never compress.
     ///   - clientNoContextTakeover: the client resets its compressor after each message.
-    init(windowBits: Int?, clientNoContextTakeover: Bool = false) {
+    ///   - answeredWindowBits: the `server_max_window_bits` the client asked for, if it did.
+    init(windowBits: Int?, clientNoContextTakeover: Bool = false, answeredWindowBits: Int? = nil) {
         storedWindowBits = windowBits.map { UInt8(clamping: $0) } ?? 0
         self.clientNoContextTakeover = clientNoContextTakeover
+        storedAnswer = answeredWindowBits.map { UInt8(clamping: $0) } ?? 0
     }
 
     /// Reads a `Sec-WebSocket-Extensions` request header (RFC 7692 §5: comma-separated offers, each the
@@ -35,6 +45,7 @@ struct PermessageDeflate: Equatable, Sendable {
     /// - Returns: nil when no offer in it is permessage-deflate.
     init?(offer: String) {
         var allowed: Int? = 15
+        var asked = false
         var found = false
         var everyOfferResets = true
         for element in offer.split(separator: ",") {
@@ -45,6 +56,7 @@ struct PermessageDeflate: Equatable, Sendable {
             for parameter in parts.dropFirst() {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmed(" \t") }
                 guard pair.first?.lowercased() == "server_max_window_bits" else { continue }
+                asked = true
                 let text = pair.count == 2 ? Substring(pair[1]).trimmed("\"") : ""
                 if let bits = Int(text), (8...15).contains(bits), text.first != "0" {
                     allowed = allowed.map { min($0, bits) }
@@ -54,7 +66,8 @@ struct PermessageDeflate: Equatable, Sendable {
             }
         }
         guard found else { return nil }
-        self.init(windowBits: allowed.map(Deflate.windowBits(allowing:)), clientNoContextTakeover: everyOfferResets)
+        self.init(windowBits: allowed.map(Deflate.windowBits(allowing:)), clientNoContextTakeover: everyOfferResets,
+                  answeredWindowBits: asked ? allowed : nil)
     }
 
     /// For the debug log: `window 15` (bits compressed with) or `stored only`, and `client resets` when the

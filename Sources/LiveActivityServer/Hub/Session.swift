@@ -18,9 +18,6 @@ final class Session {
     var pendingReplies = 0
     /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
     var pendingTick: Frame?
-    /// The broadcast position `pendingTick` was made at: it is written after the frames before it and
-    /// before the ones from there on, as a reply is.
-    var pendingTickPosition: UInt64 = 0
     /// Whether ``closing`` is set.
     private(set) var isClosing = false
     /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
@@ -28,6 +25,9 @@ final class Session {
     /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
     /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
     var deflate: PermessageDeflate?
+    /// The broadcast position `pendingTick` was made at: it is written after the frames before it and
+    /// before the ones from there on, as a reply is.
+    var pendingTickPosition: UInt64 = 0
 
     /// Next broadcast position to write; nil while the client does not watch (no token yet).
     var cursor: UInt64? {

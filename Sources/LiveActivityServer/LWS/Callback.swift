@@ -24,6 +24,11 @@ private func serve(_ server: LiveActivityServer, _ wsi: OpaquePointer, _ reason:
         return 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return server.webSocketFilter(wsi, sessionData: user)
+    case LWS_CALLBACK_ADD_HEADERS:
+        guard let input, server.webSocketHandshakeHeaders(wsi, input.assumingMemoryBound(to: lws_process_html_args.self)) else {
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+        return 0
     case LWS_CALLBACK_ESTABLISHED:
         guard let user else { return -1 }
         server.webSocketEstablished(wsi, sessionData: user)

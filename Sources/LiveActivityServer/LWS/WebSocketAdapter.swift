@@ -30,6 +30,34 @@ extension LiveActivityServer {
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }
 
+    /// ADD_HEADERS while answering a WebSocket handshake: completes lws's permessage-deflate answer with the
+    /// `server_max_window_bits` the offer asked for (``PermessageDeflate/answeredWindowBits``), which lws 4.1
+    /// leaves out although the server keeps to it. RFC 7692 §7.1.2.1: a server that accepts an offer with
+    /// that parameter answers it, and strict clients (Python `websockets`, for one) refuse an answer without
+    /// it. lws has just written its `Sec-WebSocket-Extensions` line, the last one before `args.p`, and its
+    /// line end; the parameter goes before that line end.
+    /// - Returns: whether this was a WebSocket handshake (nothing else to do with the callback).
+    func webSocketHandshakeHeaders(_ wsi: OpaquePointer, _ args: UnsafeMutablePointer<lws_process_html_args>) -> Bool {
+        guard lws_hdr_total_length(wsi, WSI_TOKEN_KEY) > 0 else { return false }
+        guard let offer = header(wsi, WSI_TOKEN_EXTENSIONS),
+              let bits = PermessageDeflate(offer: offer)?.answeredWindowBits,
+              let end = args.pointee.p else { return true }
+        let line = UnsafeMutableRawPointer(end).assumingMemoryBound(to: UInt8.self)
+        // The line lws wrote last: from after the previous line end to its own "\r\n".
+        guard line[-2] == 0x0D, line[-1] == 0x0A else { return true }
+        var start = -3
+        while start > -400, line[start] != 0x0A { start -= 1 }
+        guard line[start] == 0x0A else { return true }
+        let written = String(decoding: UnsafeBufferPointer(start: line + start + 1, count: -start - 3), as: UTF8.self)
+        guard written.lowercased().hasPrefix("sec-websocket-extensions: permessage-deflate") else { return true }
+        let parameter = Array("; server_max_window_bits=\(bits)\r\n".utf8)
+        guard Int(args.pointee.max_len) >= parameter.count else { return true }
+        (line - 2).update(from: parameter, count: parameter.count)
+        args.pointee.p = UnsafeMutableRawPointer(line - 2 + parameter.count).assumingMemoryBound(to: CChar.self)
+        args.pointee.max_len -= Int32(parameter.count - 2)
+        return true
+    }
+
     /// ESTABLISHED: registers the session (with what permessage-deflate allows it) and keeps it in the
     /// per-session data.
     func webSocketEstablished(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) {
