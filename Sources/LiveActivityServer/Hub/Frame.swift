@@ -2,11 +2,10 @@
 ///
 /// The payload sits after ``headroom`` bytes (`LWS_PRE`), whose last bytes hold the frame's header: a server
 /// frame is never masked (RFC 6455 §5.1), so the whole frame (``wire``) is the same for every client and is
-/// written as it is (`LWS_WRITE_RAW`), with no copy and no framing per client. For clients that negotiated
-/// permessage-deflate the frame is written whole, header included, past lws's framing (`LWS_WRITE_RAW`): its
-/// compressed form (RFC 7692 §7.2.1, RSV1 set), made once per window size on first use and kept here for
-/// every other deflate client, or its stored form when compressing does not pay
-/// (``deflatedWire(windowBits:using:)``).
+/// written as it is (`LWS_WRITE_RAW`), with no copy and no framing per client. A client that negotiated
+/// permessage-deflate gets instead, just as whole, its compressed form (RFC 7692 §7.2.1, RSV1 set), made once
+/// per window size on first use and kept here for every other deflate client, or its stored form when
+/// compressing does not pay (``deflatedWire(windowBits:using:)``).
 ///
 /// The payload is immutable after creation; the headroom, the compressed forms and the delivery counters
 /// are touched by the service thread only.
