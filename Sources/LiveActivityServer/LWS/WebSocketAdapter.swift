@@ -105,7 +105,7 @@ extension LiveActivityServer {
     /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits. Every frame goes out
     /// whole, header included, past lws's framing (`LWS_WRITE_RAW`): ``Frame/wire`` for a plain client, its
     /// permessage-deflate form for the others. When more than one frame waits, they go out together, up to
-    /// ``WriteBatch/limit`` bytes (``writeGathered(from:more:to:_:)``).
+    /// ``WriteBatch/limit`` bytes (``writeGathered(from:to:_:)``).
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         // No session (not established yet, or already closed): nothing to write, as before this adapter.
@@ -125,7 +125,7 @@ extension LiveActivityServer {
                 // never made (every frame is written whole).
                 let rearm: Bool
                 if more {
-                    guard let left = writeGathered(from: frame, more: more, to: wsi, session) else { return -1 }
+                    guard let left = writeGathered(from: frame, to: wsi, session) else { return -1 }
                     rearm = left
                 } else {
                     guard withWire(of: frame, for: session, { write($0, to: wsi) }) else { return -1 }
@@ -153,11 +153,11 @@ extension LiveActivityServer {
     /// returns is left for the next WRITEABLE (``Hub/nextWrite(for:)`` returns it again).
     /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the
     ///   connection must close.
-    private func writeGathered(from first: Frame, more: Bool, to wsi: OpaquePointer, _ session: Session) -> Bool? {
+    private func writeGathered(from first: Frame, to wsi: OpaquePointer, _ session: Session) -> Bool? {
         let batch = outgoingBatch
         batch.reset()
         var frame = first
-        var more = more
+        var more = true  // called only when more than `first` waits
         while true {
             withWire(of: frame, for: session) { batch.append($0) }
             guard more, batch.hasRoom else { break }
