@@ -62,6 +62,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     var hub: Hub { boundHub.value }
     /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
+    /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
+    /// (the hub asked for WRITEABLE everywhere). Service thread only.
+    var broadcastWritesDue = false
     /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift). Service thread only.
     let outgoingBatch = WriteBatch()
     /// Records changes on the store thread, many at a time (or at once, for a store in memory).

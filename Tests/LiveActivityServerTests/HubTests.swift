@@ -41,6 +41,25 @@ struct HubTests {
         #expect(hub.nextWrite(for: b).isIdle)
     }
 
+    @Test func sessionsAreWalkedInTheOrderTheyConnectedAndARemovedOnesPlaceIsTakenByTheLast() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let all = (1...5).map { session(UInt64($0)) }
+        for s in all { hub.add(s) }
+        hub.add(all[2])  // a second add changes nothing
+        #expect(hub.sessionsInOrder.map(\.id) == [1, 2, 3, 4, 5])
+        hub.remove(all[1])
+        hub.remove(all[1])  // nor does a second remove
+        #expect(hub.sessionsInOrder.map(\.id) == [1, 5, 3, 4])
+        hub.remove(all[3])
+        hub.remove(all[4])
+        #expect(hub.sessionsInOrder.map(\.id) == [1, 3])
+        #expect(hub.sessionsInOrder.enumerated().allSatisfy { $0.element.placeInOrder == $0.offset })
+        #expect(Set(hub.sessions.keys) == [1, 3])
+        hub.remove(all[0])
+        hub.remove(all[2])
+        #expect(hub.sessionsInOrder.isEmpty)
+    }
+
     @Test func repliesKeepTheirPlaceAmongBroadcasts() {
         let hub = Hub(maximumQueuedBytes: 1 << 20)
         let requester = session(1, role: .controller), other = session(2)

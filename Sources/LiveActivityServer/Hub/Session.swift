@@ -44,6 +44,8 @@ final class Session {
     var lagAtClose = 0
     /// Whether the hub no longer counts it among the watchers (closing or gone).
     var uncounted = false
+    /// Its index in ``Hub/sessionsInOrder`` while the hub has it.
+    var placeInOrder = 0
     /// A reply to this client, written once the broadcast frames before `position` are written.
     struct Reply {
         let position: UInt64

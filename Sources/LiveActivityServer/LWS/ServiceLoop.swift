@@ -2,18 +2,14 @@ import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// The libwebsockets context while the service thread runs: the context, our protocol's entry and the timer.
-/// Service thread only.
+/// The libwebsockets context while the service thread runs: the context and the timer. Service thread only.
 final class LWSRuntime {
     let context: OpaquePointer
-    /// Our WebSocket protocol's entry in the lws table (for `lws_callback_on_writable_all_protocol`).
-    let webSocketProtocol: UnsafePointer<lws_protocols>
     /// The server's one timer.
     let timer: ServiceTimer
 
-    init(context: OpaquePointer, webSocketProtocol: UnsafePointer<lws_protocols>, timer: ServiceTimer) {
+    init(context: OpaquePointer, timer: ServiceTimer) {
         self.context = context
-        self.webSocketProtocol = webSocketProtocol
         self.timer = timer
     }
 }
@@ -91,7 +87,7 @@ extension LiveActivityServer {
         }
         let port = Int(lws_get_vhost_port(vhost))
         let timer = ServiceTimer(server: self)
-        runtime = LWSRuntime(context: context, webSocketProtocol: UnsafePointer(resources.protocols), timer: timer)
+        runtime = LWSRuntime(context: context, timer: timer)
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
         storeWriter.start()
         finishStartup(.success(port))
@@ -108,8 +104,7 @@ extension LiveActivityServer {
             // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
             // a run of them means the loop is gone.
             let serviced = lws_service(context, 0)
-            // What this round accepted goes to the store as one group.
-            releaseHeldSubmissions()
+            finishRound()
             if serviced < 0 {
                 failures += 1
                 logger.warning("lws_service failed", ["failures": "\(failures)"])
@@ -125,7 +120,7 @@ extension LiveActivityServer {
         let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
         while !hub.sessions.isEmpty, Date() < deadline {
             let serviced = lws_service(context, 0)
-            releaseHeldSubmissions()
+            finishRound()
             if serviced < 0 { break }
         }
         timer.cancel()
@@ -139,6 +134,16 @@ extension LiveActivityServer {
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()
+    }
+
+    /// After each `lws_service`: what the round accepted goes to the store as one group, and what it
+    /// broadcast is written to every client (``writeBroadcast()``); changes that writing took from the inbox
+    /// go to the store too, rather than wait for the next round's `poll`.
+    private func finishRound() {
+        releaseHeldSubmissions()
+        guard broadcastWritesDue else { return }
+        writeBroadcast()
+        releaseHeldSubmissions()
     }
 
     /// Reports how startup went to ``start()`` (which waits on `started`).

@@ -102,10 +102,7 @@ extension LiveActivityServer {
         return 0
     }
 
-    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits. Every frame goes out
-    /// whole, header included, past lws's framing (`LWS_WRITE_RAW`): ``Frame/wire`` for a plain client, its
-    /// permessage-deflate form for the others. When more than one frame waits, they go out together, up to
-    /// ``WriteBatch/limit`` bytes (``writeGathered(from:to:_:)``).
+    /// SERVER_WRITEABLE: one `lws_write` (as lws requires), then re-arm if more waits (``writeWaiting(to:on:)``).
     /// - Returns: -1 to close the connection, else 0.
     func webSocketWritable(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         // No session (not established yet, or already closed): nothing to write, as before this adapter.
@@ -114,36 +111,73 @@ extension LiveActivityServer {
         // and the store's results (the inbox) are not left waiting for its end.
         releaseHeldSubmissionsIfDue()
         if inbox.hasJobs { runInbox() }
-        return session._withUnsafeGuaranteedRef { session in
-            // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
-            // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
-            if session.isClosing, session.closeFrameSent { return 0 }
-            switch hub.nextWrite(for: session) {
-            case .frame(let frame, let more):
-                // Nothing keeps `frame` past this write: lws copies what the socket does not take
-                // (buflist_out), and its own compressor, which would read the payload on later POLLOUTs, is
-                // never made (every frame is written whole).
-                let rearm: Bool
-                if more {
-                    guard let left = writeGathered(from: frame, to: wsi, session) else { return -1 }
-                    rearm = left
-                } else {
-                    guard withWire(of: frame, for: session, { write($0, to: wsi) }) else { return -1 }
-                    rearm = false
+        return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
+    }
+
+    /// Writes what waits for `session` in one `lws_write`, and asks for WRITEABLE again if more waits. Every
+    /// frame goes out whole, header included, past lws's framing (`LWS_WRITE_RAW`): ``Frame/wire`` for a
+    /// plain client, its permessage-deflate form for the others. When more than one frame waits, they go out
+    /// together, up to ``WriteBatch/limit`` bytes (``writeGathered(from:to:_:)``). A closing session gets its
+    /// close frame once the rest is written.
+    /// - Returns: -1 when the connection must close (a write failed), else 0.
+    private func writeWaiting(to session: Session, on wsi: OpaquePointer) -> Int32 {
+        // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
+        // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
+        if session.isClosing, session.closeFrameSent { return 0 }
+        switch hub.nextWrite(for: session) {
+        case .frame(let frame, let more):
+            // Nothing keeps `frame` past this write: lws copies what the socket does not take
+            // (buflist_out), and its own compressor, which would read the payload on later POLLOUTs, is
+            // never made (every frame is written whole).
+            let rearm: Bool
+            if more {
+                guard let left = writeGathered(from: frame, to: wsi, session) else { return -1 }
+                rearm = left
+            } else {
+                guard withWire(of: frame, for: session, { write($0, to: wsi) }) else { return -1 }
+                rearm = false
+            }
+            if rearm { lws_callback_on_writable(wsi) }
+            return 0
+        case .close(let code, let reason):
+            let reasonBytes = Array(reason.utf8.prefix(123))
+            if shuttingDown {
+                // Stopping: lws writes the close frame and drops the connection at once.
+                var bytes = reasonBytes
+                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
+                return -1
+            }
+            return writeCloseFrame(wsi, code: code, reason: reasonBytes, session: session)
+        case .idle:
+            return 0
+        }
+    }
+
+    /// Writes the broadcast to every session now, from the service loop between two `lws_service` calls
+    /// (``broadcastWritesDue``), rather than asking lws for WRITEABLE on every connection: that costs a
+    /// `poll` over every socket, a pass of lws's dispatch and two poll-set changes per client, about a tenth
+    /// of a delivery's CPU at 10,000 clients. Everything a round broadcast goes out together, as it did in the
+    /// WRITEABLE round. A session is left to its WRITEABLE callback when
+    /// - it is closing (its close frame is written only from WRITEABLE),
+    /// - lws still holds part of an earlier write (`lws_partial_buffered`: lws drains it first on POLLOUT,
+    ///   then calls WRITEABLE, so frames stay in order and a slow client's lag stays in the hub, where the
+    ///   slow-client policy sees it),
+    /// - or a batch filled up (``writeWaiting(to:on:)`` asked for WRITEABLE).
+    /// A failed write kills the connection at the next service (`LWS_TO_KILL_ASYNC`; CLOSED then forgets the
+    /// session). The store's results (the inbox) are taken between clients, as WRITEABLE does; one that
+    /// broadcasts again makes another pass for the clients already written.
+    func writeBroadcast() {
+        while broadcastWritesDue {
+            broadcastWritesDue = false
+            let hub = self.hub
+            for session in hub.sessionsInOrder {
+                guard !session.isClosing, hub.hasPending(session), let wsi = session.connection?.wsi,
+                      lws_partial_buffered(wsi) == 0 else { continue }
+                if writeWaiting(to: session, on: wsi) < 0 {
+                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 }
-                if rearm { lws_callback_on_writable(wsi) }
-                return 0
-            case .close(let code, let reason):
-                let reasonBytes = Array(reason.utf8.prefix(123))
-                if shuttingDown {
-                    // Stopping: lws writes the close frame and drops the connection at once.
-                    var bytes = reasonBytes
-                    lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
-                    return -1
-                }
-                return writeCloseFrame(wsi, code: code, reason: reasonBytes, session: session)
-            case .idle:
-                return 0
+                releaseHeldSubmissionsIfDue()
+                if inbox.hasJobs { runInbox() }
             }
         }
     }
@@ -260,8 +294,8 @@ extension LiveActivityServer {
             case .requestWritable(let session):
                 if let wsi = session.connection?.wsi { lws_callback_on_writable(wsi) }
             case .requestWritableForAll:
-                guard let runtime else { continue }
-                lws_callback_on_writable_all_protocol(runtime.context, runtime.webSocketProtocol)
+                // Written by the service loop once this round's callbacks are done (writeBroadcast()).
+                broadcastWritesDue = true
             case .closeSoon(let session):
                 if session.closing?.code == .tryAgainLater {
                     logger.warning("closing a client that does not keep up", ["session.id": "\(session.id)", "session.queued": "\(session.lagAtClose)"])
