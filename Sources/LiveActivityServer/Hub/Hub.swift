@@ -19,7 +19,9 @@ final class Hub {
     enum Action: Equatable {
         /// Ask for a WRITEABLE callback on this session's connection.
         case requestWritable(Session)
-        /// Ask for WRITEABLE on every WebSocket connection (after a broadcast).
+        /// Every session may have something new to write (after a broadcast, or held ticks released): the lws
+        /// adapter writes it to each one once the service loop's round is done (`writeBroadcast`), and leaves
+        /// to WRITEABLE those it cannot write to now.
         case requestWritableForAll
         /// The session is closing: ask for WRITEABLE and kill the connection if it never becomes writable
         /// (5 s), so a client that reads nothing cannot hold it open.
@@ -144,12 +146,12 @@ final class Hub {
     }
 
     /// Appends one broadcast frame for every watching session (share viewers: only when `activityId` is theirs).
-    /// - Returns: ask for WRITEABLE everywhere, plus the closes of sessions that fell too far behind.
+    /// - Returns: ``Action/requestWritableForAll``, plus the closes of sessions that fell too far behind.
     func broadcast(_ frame: Frame, activityId: String?) -> [Action] {
         frame.isBroadcast = true
         ring.append(frame, activityId: activityId)
         appendedSinceScan += 1
-        // Every session is asked for WRITEABLE now: held ticks go out with this frame.
+        // Every session is written to now: held ticks go out with this frame.
         ticksHeld = false
         var actions: [Action] = [.requestWritableForAll]
         if appendedSinceScan >= scanInterval || ring.bytes(from: oldestCursor) > maximumQueuedBytes {
@@ -194,7 +196,7 @@ final class Hub {
     }
 
     /// Sends the held ticks that no broadcast carried (see ``tick(_:scoped:)``).
-    /// - Returns: ask for WRITEABLE everywhere, or nothing when no tick is held.
+    /// - Returns: ``Action/requestWritableForAll``, or nothing when no tick is held.
     func releaseTicks() -> [Action] {
         guard ticksHeld else { return [] }
         ticksHeld = false

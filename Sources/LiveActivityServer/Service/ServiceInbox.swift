@@ -7,7 +7,8 @@ import Synchronization
 /// `lws_cancel_service`, the only lws call safe from any thread): only the first post after a drain does,
 /// as NIO's `_pendingTaskPop` does. The service thread drains everything on `EVENT_WAIT_CANCELLED`, which
 /// comes only at the next round of the loop; within a long round (writing to thousands of clients) it also
-/// drains whenever ``hasJobs`` says there is something (checked on each WRITEABLE).
+/// drains whenever ``hasJobs`` says there is something (checked on each WRITEABLE, and between clients when the
+/// service loop writes a broadcast).
 /// Thread-safe.
 final class ServiceInbox: Sendable {
     /// A unit of work run on the service thread.

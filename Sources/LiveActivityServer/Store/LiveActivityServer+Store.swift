@@ -42,7 +42,8 @@ extension LiveActivityServer {
     /// Longest a change waits in the service loop before going to the store thread (ns): 1 ms. Changes are
     /// handed over once per round of the loop (one group, one commit; ``releaseHeldSubmissions()``), but a
     /// round that writes to 10,000 clients lasts tens of milliseconds, and a change accepted at its start
-    /// then waited for all of it. Checked on every WRITEABLE, which is where a long round spends its time.
+    /// then waited for all of it. Checked on every WRITEABLE and between clients while a broadcast is written,
+    /// which is where a long round spends its time.
     static let longestGroupDelay: UInt64 = 1_000_000
 
     /// Hands the held submissions to the store thread, as one group (the service loop, after each round).
@@ -52,7 +53,7 @@ extension LiveActivityServer {
     }
 
     /// Hands the held submissions over when the oldest has waited ``longestGroupDelay``; cheap when none is
-    /// held (one comparison), as it runs on every WRITEABLE.
+    /// held (one comparison), as it runs once per client written.
     @inline(__always)
     func releaseHeldSubmissionsIfDue() {
         guard storeStage.heldSince != 0 else { return }
