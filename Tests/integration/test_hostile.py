@@ -125,6 +125,53 @@ def test_invalid_utf8_text_frame_closes_1007(arena, payload):
     arena.check()
 
 
+def test_no_frame_follows_the_close_frame_lws_sends_while_broadcasts_flow(arena):
+    """On invalid UTF-8, lws itself writes the 1007 close frame and then waits up to 5 s for the client's
+    close. Broadcasts are written from the service loop, not through WRITEABLE (which lws stops calling
+    then): updates flowing in that time must not be written after the close frame (RFC 6455 §5.5.1). The
+    client never answers the close and reads until the server drops the connection."""
+    ws = arena.fresh()
+    ws.send_frame(OP_TEXT, b'{"type":"list","x":"\xff\xfe"}')
+    closed_at: list[int] = []
+    frames: list[tuple[int, bytes]] = []
+    stop = threading.Event()
+
+    def flow() -> None:
+        # Updates keep coming until the client has seen the close frame and then some more.
+        i = 0
+        while not stop.is_set() and i < 400:
+            i += 1
+            arena.control.send_json({"type": "update", "activityId": arena.activity_id, "requestId": f"u{i}",
+                                     "durationSeconds": 3600, "alert": {"title": f"t{i}", "body": "b"}})
+            arena.control.recv_until(lambda m: m.get("requestId") == f"u{i}" and m["type"] != "activity")
+            time.sleep(0.05)  # well under --rate
+
+    sender = threading.Thread(target=flow, daemon=True)
+    sender.start()
+    try:
+        while True:
+            try:
+                _, op, _, payload = ws.recv_frame(timeout=8)
+            except Closed:
+                break  # the server dropped the connection (EOF)
+            except ConnectionError:
+                break
+            frames.append((op, payload))
+            if op == OP_CLOSE and not closed_at:
+                closed_at.append(len(frames) - 1)
+                # Keep the updates flowing for a while after the close frame, then let the flow end.
+                threading.Timer(1.0, stop.set).start()
+    finally:
+        stop.set()
+        sender.join(timeout=30)
+    assert closed_at, f"no close frame in {len(frames)} frames"
+    close_payload = frames[closed_at[0]][1]
+    assert struct.unpack("!H", close_payload[:2])[0] == 1007
+    after = frames[closed_at[0] + 1:]
+    assert not after, f"{len(after)} frames after the close frame, first: {after[0]!r}"
+    arena.check(allowed_events=set(range(0, 100000)), unchanged=False)
+
+
 def test_invalid_utf8_split_across_fragments_closes_1007(arena):
     ws = arena.fresh()
     ws.send_frame(OP_TEXT, b'{"type":"list","x":"\xe2', fin=False)

@@ -159,6 +159,9 @@ extension LiveActivityServer {
     /// of a delivery's CPU at 10,000 clients. Everything a round broadcast goes out together, as it did in the
     /// WRITEABLE round. A session is left to its WRITEABLE callback when
     /// - it is closing (its close frame is written only from WRITEABLE),
+    /// - lws is closing it itself (`lws_get_close_length`: lws has a close frame to send or sent, for invalid
+    ///   UTF-8, a protocol error or a client that stopped answering pings; nothing may follow that frame,
+    ///   RFC 6455 §5.5.1, and lws no longer calls WRITEABLE then),
     /// - lws still holds part of an earlier write (`lws_partial_buffered`: lws drains it first on POLLOUT,
     ///   then calls WRITEABLE, so frames stay in order and a slow client's lag stays in the hub, where the
     ///   slow-client policy sees it),
@@ -172,7 +175,7 @@ extension LiveActivityServer {
             let hub = self.hub
             for session in hub.sessionsInOrder {
                 guard !session.isClosing, hub.hasPending(session), let wsi = session.connection?.wsi,
-                      lws_partial_buffered(wsi) == 0 else { continue }
+                      lws_partial_buffered(wsi) == 0, lws_get_close_length(wsi) == 0 else { continue }
                 if writeWaiting(to: session, on: wsi) < 0 {
                     lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 }
