@@ -172,6 +172,28 @@ def test_no_frame_follows_the_close_frame_lws_sends_while_broadcasts_flow(arena)
     arena.check(allowed_events=set(range(0, 100000)), unchanged=False)
 
 
+def test_no_reply_follows_the_close_frame_lws_sends(arena):
+    """A request and, in the same packet, invalid UTF-8: lws writes its 1007 close frame first and still calls
+    WRITEABLE while it waits for the client's close; the reply to the request must not follow that frame."""
+    for _ in range(5):
+        ws = arena.fresh()
+        ws.send_raw(RawWS.frame(OP_TEXT, json.dumps({"type": "list", "requestId": "r"}).encode())
+                    + RawWS.frame(OP_TEXT, b'{"type":"list","x":"\xff"}'))
+        frames: list[tuple[int, bytes]] = []
+        while True:
+            try:
+                _, op, _, payload = ws.recv_frame(timeout=8)
+            except (Closed, ConnectionError):
+                break
+            frames.append((op, payload))
+        closes = [i for i, (op, _) in enumerate(frames) if op == OP_CLOSE]
+        assert closes, f"no close frame in {frames!r}"
+        assert struct.unpack("!H", frames[closes[0]][1][:2])[0] == 1007
+        assert closes[0] == len(frames) - 1, f"frames after the close frame: {frames[closes[0] + 1:]!r}"
+        ws.close()
+    arena.check()
+
+
 def test_invalid_utf8_split_across_fragments_closes_1007(arena):
     ws = arena.fresh()
     ws.send_frame(OP_TEXT, b'{"type":"list","x":"\xe2', fin=False)

@@ -111,6 +111,10 @@ extension LiveActivityServer {
         // and the store's results (the inbox) are not left waiting for its end.
         releaseHeldSubmissionsIfDue()
         if inbox.hasJobs { runInbox() }
+        // lws is closing the connection itself (invalid UTF-8, a protocol error, a client that stopped
+        // answering pings) and still calls WRITEABLE while it waits for the client's close: nothing may
+        // follow its close frame (RFC 6455 §5.5.1).
+        if lws_get_close_length(wsi) != 0 { return 0 }
         return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
     }
 
