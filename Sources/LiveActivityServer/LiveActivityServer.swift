@@ -63,7 +63,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
     var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
     /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
-    /// (the hub asked for WRITEABLE everywhere). Service thread only.
+    /// (the hub returned ``Hub/Action/requestWritableForAll``). Service thread only.
     var broadcastWritesDue = false
     /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift). Service thread only.
     let outgoingBatch = WriteBatch()

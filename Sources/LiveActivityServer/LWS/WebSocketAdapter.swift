@@ -165,7 +165,7 @@ extension LiveActivityServer {
     /// - it is closing (its close frame is written only from WRITEABLE),
     /// - lws is closing it itself (`lws_get_close_length`: lws has a close frame to send or sent, for invalid
     ///   UTF-8, a protocol error or a client that stopped answering pings; nothing may follow that frame,
-    ///   RFC 6455 §5.5.1, and lws no longer calls WRITEABLE then),
+    ///   RFC 6455 §5.5.1, and ``webSocketWritable(_:sessionData:)`` writes nothing then either),
     /// - lws still holds part of an earlier write (`lws_partial_buffered`: lws drains it first on POLLOUT,
     ///   then calls WRITEABLE, so frames stay in order and a slow client's lag stays in the hub, where the
     ///   slow-client policy sees it),
