@@ -127,9 +127,9 @@ def test_invalid_utf8_text_frame_closes_1007(arena, payload):
 
 def test_no_frame_follows_the_close_frame_lws_sends_while_broadcasts_flow(arena):
     """On invalid UTF-8, lws itself writes the 1007 close frame and then waits up to 5 s for the client's
-    close. Broadcasts are written from the service loop, not through WRITEABLE (which lws stops calling
-    then): updates flowing in that time must not be written after the close frame (RFC 6455 §5.5.1). The
-    client never answers the close and reads until the server drops the connection."""
+    close. Broadcasts are written from the service loop, not through WRITEABLE: updates flowing in that time
+    must not be written after the close frame (RFC 6455 §5.5.1). The client never answers the close and reads
+    until the server drops the connection."""
     ws = arena.fresh()
     ws.send_frame(OP_TEXT, b'{"type":"list","x":"\xff\xfe"}')
     closed_at: list[int] = []

@@ -137,13 +137,10 @@ extension LiveActivityServer {
     }
 
     /// After each `lws_service`: what the round accepted goes to the store as one group, and what it
-    /// broadcast is written to every client (``writeBroadcast()``); changes that writing took from the inbox
-    /// go to the store too, rather than wait for the next round's `poll`.
+    /// broadcast is written to every client (``writeBroadcast()``).
     private func finishRound() {
         releaseHeldSubmissions()
-        guard broadcastWritesDue else { return }
         writeBroadcast()
-        releaseHeldSubmissions()
     }
 
     /// Reports how startup went to ``start()`` (which waits on `started`).

@@ -39,13 +39,10 @@ final class ServiceTimer {
 
 /// The C callback lws calls when the timer is due, on the service thread. lws runs timers before it polls,
 /// and that poll may last until the next timer: what the timer broadcast (released ticks, deadline events
-/// of a store in memory) is written now, not after the poll (``LiveActivityServer/writeBroadcast()``), and
-/// changes that writing took from the inbox go to the store now too.
+/// of a store in memory) is written now, not after the poll (``LiveActivityServer/writeBroadcast()``).
 private func serviceTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
     guard let sul else { return }
     let server = ServiceTimer.server(of: sul)
     server.timerFired()
-    guard server.broadcastWritesDue else { return }
     server.writeBroadcast()
-    server.releaseHeldSubmissions()
 }

@@ -111,10 +111,6 @@ extension LiveActivityServer {
         // and the store's results (the inbox) are not left waiting for its end.
         releaseHeldSubmissionsIfDue()
         if inbox.hasJobs { runInbox() }
-        // lws is closing the connection itself (invalid UTF-8, a protocol error, a client that stopped
-        // answering pings) and still calls WRITEABLE while it waits for the client's close: nothing may
-        // follow its close frame (RFC 6455 §5.5.1).
-        if lws_get_close_length(wsi) != 0 { return 0 }
         return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
     }
 
@@ -122,12 +118,15 @@ extension LiveActivityServer {
     /// frame goes out whole, header included, past lws's framing (`LWS_WRITE_RAW`): ``Frame/wire`` for a
     /// plain client, its permessage-deflate form for the others. When more than one frame waits, they go out
     /// together, up to ``WriteBatch/limit`` bytes (``writeGathered(from:to:_:)``). A closing session gets its
-    /// close frame once the rest is written.
+    /// close frame once the rest is written. Nothing is written once lws is closing the connection itself.
     /// - Returns: -1 when the connection must close (a write failed), else 0.
     private func writeWaiting(to session: Session, on wsi: OpaquePointer) -> Int32 {
         // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
         // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
         if session.isClosing, session.closeFrameSent { return 0 }
+        // Nor after lws's own (invalid UTF-8, a protocol error, a client that stopped answering pings): lws
+        // still calls WRITEABLE while it waits for the client's close.
+        if lws_get_close_length(wsi) != 0 { return 0 }
         switch hub.nextWrite(for: session) {
         case .frame(let frame, let more):
             // Nothing keeps `frame` past this write: lws copies what the socket does not take
@@ -163,23 +162,25 @@ extension LiveActivityServer {
     /// of a delivery's CPU at 10,000 clients. Everything a round broadcast goes out together, as it did in the
     /// WRITEABLE round. A session is left to its WRITEABLE callback when
     /// - it is closing (its close frame is written only from WRITEABLE),
-    /// - lws is closing it itself (`lws_get_close_length`: lws has a close frame to send or sent, for invalid
-    ///   UTF-8, a protocol error or a client that stopped answering pings; nothing may follow that frame,
-    ///   RFC 6455 §5.5.1, and ``webSocketWritable(_:sessionData:)`` writes nothing then either),
+    /// - lws is closing it itself (`lws_get_close_length`: nothing may follow lws's close frame, and
+    ///   ``writeWaiting(to:on:)`` writes nothing then),
     /// - lws still holds part of an earlier write (`lws_partial_buffered`: lws drains it first on POLLOUT,
     ///   then calls WRITEABLE, so frames stay in order and a slow client's lag stays in the hub, where the
     ///   slow-client policy sees it),
     /// - or a batch filled up (``writeWaiting(to:on:)`` asked for WRITEABLE).
     /// A failed write kills the connection at the next service (`LWS_TO_KILL_ASYNC`; CLOSED then forgets the
     /// session). The store's results (the inbox) are taken between clients, as WRITEABLE does; one that
-    /// broadcasts again makes another pass for the clients already written.
+    /// broadcasts again makes another pass for the clients already written. Changes that writing took from
+    /// the inbox then go to the store at once, rather than wait for the next `poll`. Does nothing when no
+    /// broadcast is due.
     func writeBroadcast() {
+        guard broadcastWritesDue else { return }
         while broadcastWritesDue {
             broadcastWritesDue = false
             let hub = self.hub
             for session in hub.sessionsInOrder {
                 guard !session.isClosing, hub.hasPending(session), let wsi = session.connection?.wsi,
-                      lws_partial_buffered(wsi) == 0, lws_get_close_length(wsi) == 0 else { continue }
+                      lws_partial_buffered(wsi) == 0 else { continue }
                 if writeWaiting(to: session, on: wsi) < 0 {
                     lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 }
@@ -187,6 +188,7 @@ extension LiveActivityServer {
                 if inbox.hasJobs { runInbox() }
             }
         }
+        releaseHeldSubmissions()
     }
 
     /// Writes `first` and the frames after it in one `lws_write`, gathered in ``outgoingBatch`` until the hub
