@@ -103,10 +103,17 @@ public final class RedisActivityStore: ReplicatedStore, @unchecked Sendable {
 
     /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
+        try events(after: sequence, limit: Int.max)
+    }
+
+    /// At most `limit` events after `sequence`, or nil when the log no longer reaches back or more follow
+    /// (``ActivityStore/events(after:limit:)``): the gap is measured before any entry is read.
+    public func events(after sequence: UInt64, limit: Int) throws -> [ActivityEvent]? {
         try reading { connection in
             let current = UInt64(try connection.command(["GET", keys.sequence]).text ?? "0") ?? 0
             if sequence > current { return nil }
             if sequence == current { return [] }
+            if limit < Int.max, current - sequence > UInt64(max(0, limit)) { return nil }
             let entries = try checked(try connection.command(["XRANGE", keys.events, "\(sequence + 1)-0", "+"])).elements
             let registry = kinds.withLock { $0 }
             let events = try entries.map { entry in try ClusterFeed.event(from: entry, kinds: registry) }

@@ -69,6 +69,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     let outgoingBatch = WriteBatch()
     /// Records changes on the store thread, many at a time (or at once, for a store in memory).
     let storeWriter: StoreWriter
+    /// Reads the store off the service thread: resume, history, timelines, renderings of an instant.
+    let storeReader: StoreReader
     /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
     let storeStage = StoreStage()
     /// Counters for `GET /metrics`.
@@ -135,6 +137,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.store = store
         self.logger = logger
         storeWriter = StoreWriter(store: store, logger: logger)
+        storeReader = StoreReader(store: store)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
@@ -162,6 +165,9 @@ public final class LiveActivityServer: @unchecked Sendable {
                                      owner: onServiceThread)
         boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
         connectStoreWriter()
+        connectStoreReader()
+        // The inspector's diffs start from the stored contents (never from a read of the event log).
+        for activity in activities { inspector.contents[activity.id] = activity.content.jsonValue }
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read

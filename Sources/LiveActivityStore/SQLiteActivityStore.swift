@@ -155,6 +155,12 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
 
     /// The events after `sequence`, or nil when the log no longer reaches back (``ActivityStore/events(after:)``).
     public func events(after sequence: UInt64) throws -> [ActivityEvent]? {
+        try events(after: sequence, limit: Int.max)
+    }
+
+    /// At most `limit` events after `sequence`, or nil when the log no longer reaches back or more follow
+    /// (``ActivityStore/events(after:limit:)``): reads `limit + 1` rows at most.
+    public func events(after sequence: UInt64, limit: Int) throws -> [ActivityEvent]? {
         try reading { database in
             // One read transaction: the bounds and the rows are the same commit's.
             try database.execute("BEGIN")
@@ -167,11 +173,27 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
             guard let oldest else { return sequence >= (try Self.sequence(in: database)) ? [] : nil }
             if sequence >= newest { return sequence == newest ? [] : nil }
             guard oldest <= sequence + 1 else { return nil }
+            if limit < Int.max, newest - sequence > UInt64(max(0, limit)) { return nil }
             var events: [ActivityEvent] = []
+            let registry = kinds.withLock { $0 }
             try database.statement("SELECT json FROM events WHERE sequence > ? ORDER BY sequence").bind(.int(Int64(sequence))).query { row in
-                events.append(try StoredActivity.decodeEvent(row.text(0), kinds: kinds.withLock { $0 }))
+                events.append(try StoredActivity.decodeEvent(row.text(0), kinds: registry))
             }
             return events
+        }
+    }
+
+    /// One activity's newest events up to `newest`, oldest first, through the index by activity
+    /// (``ActivityStore/events(ofActivity:through:limit:scanLimit:)``): reads at most `limit` rows, however
+    /// long the log; `scanLimit` is not needed.
+    public func events(ofActivity activityId: String, through newest: UInt64, limit: Int, scanLimit: Int) throws -> [ActivityEvent] {
+        try reading { database in
+            var events: [ActivityEvent] = []
+            let registry = kinds.withLock { $0 }
+            try database.statement("SELECT json FROM events WHERE activity_id = ? AND sequence <= ? ORDER BY sequence DESC LIMIT ?")
+                .bind(.text(activityId), .int(Int64(clamping: newest)), .int(Int64(max(0, limit))))
+                .query { row in events.append(try StoredActivity.decodeEvent(row.text(0), kinds: registry)) }
+            return events.reversed()
         }
     }
 
@@ -318,6 +340,7 @@ enum Schema {
                 CREATE TABLE IF NOT EXISTS events (
                     sequence INTEGER PRIMARY KEY, kind TEXT NOT NULL, activity_id TEXT NOT NULL,
                     recorded_at REAL NOT NULL, json TEXT NOT NULL);
+                CREATE INDEX IF NOT EXISTS events_by_activity ON events (activity_id, sequence);
                 CREATE TABLE IF NOT EXISTS history (id TEXT PRIMARY KEY, end_date REAL NOT NULL, json TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS history_by_end ON history (end_date);
                 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, text TEXT NOT NULL);

@@ -17,7 +17,7 @@ struct ReadAPITests {
             connectionCount: { 3 },
             metrics: { "# metrics\n" },
             pushToStartToken: "start-token",
-            history: { _, _, _ in if historyFails { throw StoreDown() } else { return [] } },
+            history: { _, _, _, then in then(historyFails ? .failure(StoreReadError(StoreDown())) : .success([])) },
             storageUnavailable: { _ in ProtocolError(.storageUnavailable, field: nil, message: "store down") },
             logger: Logger(label: "test", level: .error)))
         return router

@@ -32,6 +32,21 @@ public protocol ActivityStore: AnyObject {
     /// - Returns: `nil` when the log no longer reaches back to `sequence` (the client needs a fresh snapshot).
     func events(after sequence: UInt64) throws -> [ActivityEvent]?
 
+    /// At most `limit` events numbered after `sequence`, in order: a bounded ``events(after:)`` for readers
+    /// that must not scan the whole log (a client resuming from far back gets a fresh snapshot instead).
+    /// - Returns: `nil` when the log no longer reaches back to `sequence`, or when more than `limit` events
+    ///   follow it.
+    /// - Throws: the store's own error. Default: ``events(after:)``, then the count is checked.
+    func events(after sequence: UInt64, limit: Int) throws -> [ActivityEvent]?
+
+    /// The newest events of one activity, oldest first: at most `limit` of them, found among the `scanLimit`
+    /// events of the log up to `newest` (a store with an index by activity may look further back). For the
+    /// inspector's timeline and renderings of an instant (`at=`).
+    /// - Parameter newest: the log's last sequence number as the caller knows it (the scan's upper end).
+    /// - Throws: the store's own error. Default: the log's newest events, read in widening windows (2,000,
+    ///   20,000, then `scanLimit`) until the activity's first event is among them.
+    func events(ofActivity activityId: String, through newest: UInt64, limit: Int, scanLimit: Int) throws -> [ActivityEvent]
+
     /// Finished activities, newest end first (ties: greater id first).
     /// - Parameters:
     ///   - limit: most entries to return.
@@ -82,6 +97,29 @@ extension ActivityStore {
     /// Finished activities, newest end first, ending before `before`.
     public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
         try history(limit: limit, before: before, beforeId: nil)
+    }
+
+    /// ``ActivityStore/events(after:limit:)`` over ``ActivityStore/events(after:)``: the whole gap is read,
+    /// then counted.
+    public func events(after sequence: UInt64, limit: Int) throws -> [ActivityEvent]? {
+        guard let events = try events(after: sequence), events.count <= limit else { return nil }
+        return events
+    }
+
+    /// ``ActivityStore/events(ofActivity:limit:scanLimit:)`` over ``ActivityStore/events(after:)``: the log's
+    /// newest 2,000 events, then 20,000, then `scanLimit`, until the activity's first event (`started` or
+    /// `scheduled`) is among them or the log has no more.
+    public func events(ofActivity activityId: String, through newest: UInt64, limit: Int, scanLimit: Int) throws -> [ActivityEvent] {
+        let widest = UInt64(max(1, scanLimit))
+        var best: [ActivityEvent] = []
+        for back in [min(2_000, widest), min(20_000, widest), widest] {
+            let from = newest > back ? newest - back : 0
+            guard let events = try events(after: from, limit: Int(back) + 4_096) else { continue }
+            let own = events.filter { $0.activity.id == activityId && $0.sequence <= newest }
+            best = own
+            if own.first.map({ $0.kind == .started || $0.kind == .scheduled }) == true || from == 0 || back == widest { break }
+        }
+        return Array(best.suffix(max(0, limit)))
     }
 }
 

@@ -29,8 +29,9 @@ struct ReadAPI {
         var metrics: () -> String
         /// The token `start` pushes are addressed to.
         var pushToStartToken: String
-        /// The store's finished activities: `(limit, before, beforeId)`, newest first.
-        var history: (Int, Date?, String?) throws -> [HistoryEntry]
+        /// Reads the store's finished activities, `(limit, before, beforeId)`, newest first, off the service
+        /// thread, and hands the result to the continuation, which runs on the service thread.
+        var history: (Int, Date?, String?, @escaping (Result<[HistoryEntry], StoreReadError>) -> Void) -> Void
         /// The `storage_unavailable` error for a store failure (the cause goes to the log, not the client).
         var storageUnavailable: (any Error) -> ProtocolError
         /// Where unexpected failures are logged.
@@ -53,7 +54,10 @@ struct ReadAPI {
         router.add([.get], "/api/activities/**") { request in authorized(request, context) { request in
             activity(request.parameters["**"] ?? "", context)
         } }
-        router.add([.get], "/api/history") { request in authorized(request, context) { request in history(request, context) } }
+        router.add([.get], "/api/history") { request, responder in
+            guard context.access.mayRead(request) else { return responder.respond(.readTokenNeeded) }
+            history(request, context, responder: responder)
+        }
         router.add([.get], "/api/push-to-start-token") { request in authorized(request, context) { _ in
             .message(.ok, .pushToStartToken(context.pushToStartToken))
         } }
@@ -80,8 +84,9 @@ struct ReadAPI {
                       message: "id: no activity with id \"\(id.prefix(128))\" (never started, or already dismissed)"))
     }
 
-    /// `GET /api/history`: 200, 400 for a bad `limit` or `before`, 503 when the store fails.
-    private func history(_ request: HTTPRequest, _ context: Context) -> HTTPResponse {
+    /// `GET /api/history`: 200, 400 for a bad `limit` or `before`, 503 when the store fails. Answers once the
+    /// store is read (off the service thread).
+    private func history(_ request: HTTPRequest, _ context: Context, responder: HTTPResponder) {
         do {
             let limitText = request.query("limit")
             let limit = try HistoryQuery.limit(try limitText.map { text throws(ProtocolError) in
@@ -98,17 +103,18 @@ struct ReadAPI {
                     throw ProtocolError.invalid("before", "expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"")
                 }
             }
-            do {
-                return .message(.ok, .history(requestId: nil, entries: try context.history(limit, before, request.query("beforeId"))))
-            } catch {
-                return .error(.serviceUnavailable, context.storageUnavailable(error))
+            context.history(limit, before, request.query("beforeId")) { result in
+                switch result {
+                case .success(let entries): responder.respond(.message(.ok, .history(requestId: nil, entries: entries)))
+                case .failure(let error): responder.respond(.error(.serviceUnavailable, context.storageUnavailable(error)))
+                }
             }
         } catch let error as ProtocolError {
-            return .error(.badRequest, error)
+            responder.respond(.error(.badRequest, error))
         } catch {
             // Only ProtocolError is thrown above; never send an error's own description (Swift internals).
             context.logger.error("history request failed", ["error": "\(error)"])
-            return .error(.internalServerError, ProtocolError(.invalidField, field: nil, message: "the history request could not be answered"))
+            responder.respond(.error(.internalServerError, ProtocolError(.invalidField, field: nil, message: "the history request could not be answered")))
         }
     }
 

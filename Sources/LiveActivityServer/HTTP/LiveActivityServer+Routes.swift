@@ -21,7 +21,11 @@ extension LiveActivityServer {
                 return metrics.exposition(connections: connections, activities: activities)
             },
             pushToStartToken: pushToStartToken,
-            history: { [unowned self] limit, before, beforeId in try store.history(limit: limit, before: before, beforeId: beforeId) },
+            history: { [unowned self] limit, before, beforeId, then in
+                storeReader.read({ store in
+                    Result { try store.history(limit: limit, before: before, beforeId: beforeId) }.mapError { StoreReadError($0) }
+                }, then: then)
+            },
             storageUnavailable: { [unowned self] error in storageUnavailable(error) },
             logger: logger))
         PushEndpoint().register(on: &router, context: pushEndpointContext)
@@ -37,8 +41,10 @@ extension LiveActivityServer {
             now: { [unowned self] in clock() },
             access: configuration.access,
             activity: { [unowned self] id in center.activities[id] },
-            recentHistory: { [unowned self] in (try? store.history(limit: 500, before: nil)) ?? [] },
-            activityAsOf: { [unowned self] id, instant in activity(id, asOf: instant) },
+            recentHistory: { [unowned self] then in
+                storeReader.read({ store in (try? store.history(limit: 500, before: nil)) ?? [] }, then: then)
+            },
+            activityAsOf: { [unowned self] id, instant, then in activity(id, asOf: instant, then: then) },
             newNonce: { Digest.randomToken(bytes: 18) })
         renderings.register(on: &router, context: renderingsContext)
         shareLinks.register(on: &router, context: shareLinksContext) { activity, token, request in
@@ -49,7 +55,7 @@ extension LiveActivityServer {
             access: configuration.access,
             records: { [unowned self] since in Array(inspector.records(after: since)) },
             budgetEmulation: configuration.budget.enabled,
-            timeline: { [unowned self] id in timeline(of: id) }))
+            timeline: { [unowned self] id, then in timeline(of: id, then: then) }))
         ThumbnailRoutes().register(on: &router, context: ThumbnailRoutes.Context(
             thumbnail: { [unowned self] name in thumbnails?.cache.read(fileName: name) }))
         return router

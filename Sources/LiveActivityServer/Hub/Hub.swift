@@ -73,6 +73,8 @@ final class Hub {
     /// Whether sessions have a tick for which no WRITEABLE was asked yet: the next ``broadcast(_:activityId:)``
     /// carries it, else ``releaseTicks()`` asks.
     private(set) var ticksHeld = false
+    /// The last reservation handed out (``reserve(for:)``).
+    private var nextReservation: UInt64 = 0
 
     /// - Parameters:
     ///   - maximumQueuedBytes: most unwritten payload bytes per session, broadcast lag included.
@@ -142,6 +144,44 @@ final class Hub {
         session.replies.append(Session.Reply(position: ring.head, frame: frame))
         session.replyBytes += frame.count
         session.pendingReplies += 1
+        return [.requestWritable(session)]
+    }
+
+    /// A place kept in one session's replies for an answer read off the service thread (resume, history):
+    /// what the session would have got had the answer been made at once, it gets in the same order.
+    struct Reservation {
+        let session: Session
+        let id: UInt64
+    }
+
+    /// Keeps the place of `session`'s next reply for an answer that is still being read: nothing queued
+    /// after it (broadcast frames from now on, later replies, ticks) is written until ``fill(_:with:)``.
+    /// - Returns: the reservation; nil when the session is closing or gone (the answer is then not needed).
+    func reserve(for session: Session) -> Reservation? {
+        guard session.closing == nil, sessions[session.id] === session else { return nil }
+        nextReservation += 1
+        session.replies.append(Session.Reply(position: ring.head, frame: nil, reservation: nextReservation))
+        session.pendingReplies += 1
+        return Reservation(session: session, id: nextReservation)
+    }
+
+    /// Puts the answer in its reserved place: `frames`, in order, where the reservation was made.
+    /// - Returns: ask for WRITEABLE; or close the session with 1013 when it would then lag by more than
+    ///   ``maximumQueuedBytes``; nothing when the session closed meanwhile (the answer is dropped).
+    func fill(_ reservation: Reservation, with frames: [Frame]) -> [Action] {
+        let session = reservation.session
+        guard sessions[session.id] === session,
+              let index = session.replies[session.replyHead...].firstIndex(where: { $0.reservation == reservation.id }) else { return [] }
+        let position = session.replies[index].position
+        let bytes = frames.reduce(0) { $0 + $1.count }
+        if session.closing == nil, lag(of: session) + bytes > maximumQueuedBytes {
+            session.replies.remove(at: index)
+            session.pendingReplies -= 1
+            return close(session, .tryAgainLater, Self.tooSlowReason)
+        }
+        session.replies.replaceSubrange(index...index, with: frames.map { Session.Reply(position: position, frame: $0) })
+        session.pendingReplies += frames.count - 1
+        session.replyBytes += bytes
         return [.requestWritable(session)]
     }
 
@@ -241,9 +281,11 @@ final class Hub {
             if session.pendingReplies > 0 {
                 let reply = session.replies[session.replyHead]
                 if session.cursor.map({ reply.position <= $0 || $0 >= session.cursorLimit }) ?? true {
+                    // A place kept for an answer still being read: nothing after it goes out before it.
+                    guard let frame = reply.frame else { return .idle }
                     session.replyHead += 1
                     session.pendingReplies -= 1
-                    session.replyBytes -= reply.frame.count
+                    session.replyBytes -= frame.count
                     if session.replyHead == session.replies.count {
                         session.replies.removeAll(keepingCapacity: true)
                         session.replyHead = 0
@@ -251,7 +293,7 @@ final class Hub {
                         session.replies.removeFirst(session.replyHead)
                         session.replyHead = 0
                     }
-                    return .frame(reply.frame, more: hasPending(session))
+                    return .frame(frame, more: hasPending(session))
                 }
             }
             if let cursor = session.cursor, cursor < min(ring.head, session.cursorLimit) {

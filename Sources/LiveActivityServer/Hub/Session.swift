@@ -49,7 +49,11 @@ final class Session {
     /// A reply to this client, written once the broadcast frames before `position` are written.
     struct Reply {
         let position: UInt64
-        let frame: Frame
+        /// The frame; nil while the place is reserved for an answer still being read (``Hub/reserve(for:)``):
+        /// nothing after it is written until it is filled.
+        var frame: Frame?
+        /// The reservation this place is kept for (0: an ordinary reply).
+        var reservation: UInt64 = 0
     }
 
     /// How and why the session is being closed.

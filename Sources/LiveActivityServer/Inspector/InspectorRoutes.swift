@@ -22,8 +22,9 @@ struct InspectorRoutes {
         var records: (UInt64?) -> [Inspection]
         /// Whether budget emulation marks the records (`--emulate-budget`).
         var budgetEmulation: Bool
-        /// The timeline of the activity with this id, or nil when unknown.
-        var timeline: (String) -> LiveActivityServer.Timeline?
+        /// Reads the timeline of the activity with this id (off the service thread) and hands it, or nil when
+        /// unknown, to the continuation, which runs on the service thread.
+        var timeline: (String, @escaping (LiveActivityServer.Timeline?) -> Void) -> Void
     }
 
     /// The folder served at `/`, which holds inspector.html.
@@ -35,7 +36,7 @@ struct InspectorRoutes {
             router.add([.get], path) { _ in page() }
         }
         router.add([.get], "/api/inspections") { request in inspections(request, context: context) }
-        router.add([.get], "/api/activities/{id}/timeline") { request in timeline(request, context: context) }
+        router.add([.get], "/api/activities/{id}/timeline") { request, responder in timeline(request, context: context, responder: responder) }
     }
 
     /// `/inspector`: Public/inspector.html with a policy that lets it frame the renderings (same origin); a
@@ -74,13 +75,16 @@ struct InspectorRoutes {
     }
 
     /// `GET /api/activities/{id}/timeline`: 200, 401 without a viewer token, 404 for an unknown activity.
-    func timeline(_ request: HTTPRequest, context: Context) -> HTTPResponse {
-        guard context.access.mayRead(request) else { return .readTokenNeeded }
+    /// Answers once the event log is read (off the service thread).
+    func timeline(_ request: HTTPRequest, context: Context, responder: HTTPResponder) {
+        guard context.access.mayRead(request) else { return responder.respond(.readTokenNeeded) }
         let activityId = request.parameters["id"] ?? ""
-        guard let timeline = context.timeline(activityId) else {
-            return .error(.notFound, ProtocolError(.unknownActivity, field: "id",
-                          message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log"))
+        context.timeline(activityId) { timeline in
+            guard let timeline else {
+                return responder.respond(.error(.notFound, ProtocolError(.unknownActivity, field: "id",
+                                                message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")))
+            }
+            responder.respond(.json(.ok, Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data())))
         }
-        return .json(.ok, Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()))
     }
 }

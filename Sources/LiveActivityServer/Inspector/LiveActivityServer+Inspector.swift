@@ -108,7 +108,7 @@ extension LiveActivityServer {
             let id = event.activity.id
             let after = event.activity.content.jsonValue
             if id == record.activityId, changed.contains(event.kind) {
-                if let before = inspector.contents[id] ?? previousContent(of: id, before: event.sequence) {
+                if let before = inspector.contents[id] {
                     let diff = Inspector.diff(before, after)
                     record.diff = diff
                     record.noOp = event.kind == .updated && diff.isEmpty && alert == nil
@@ -118,6 +118,13 @@ extension LiveActivityServer {
                 }
             }
         }
+        noteContents(events)
+    }
+
+    /// Keeps each activity's latest content for the next diff (``Inspector/contents``): from the events of
+    /// inspected changes, of other instances' changes (`--cluster`) and, at start, of the stored activities, so
+    /// that a diff never needs the event log.
+    func noteContents(_ events: [ActivityEvent]) {
         for event in events {
             if event.kind == .dismissed {
                 inspector.contents[event.activity.id] = nil
@@ -186,25 +193,20 @@ extension LiveActivityServer {
 
     // MARK: Event log
 
-    /// The event log's events, far enough back to hold `activityId`'s first event when the log still has it.
-    func logEvents(for activityId: String) -> [ActivityEvent] {
-        let newest = center.sequence
-        var best: [ActivityEvent] = []
-        for back: UInt64 in [2_000, 20_000, .max] {
-            let from = newest > back ? newest - back : 0
-            guard let events = try? store.events(after: from) else { continue }
-            let own = events.filter { $0.activity.id == activityId }
-            best = own
-            if own.first.map({ $0.kind == .started || $0.kind == .scheduled }) == true || from == 0 { break }
-        }
-        return best
-    }
+    /// Most events of one activity a timeline or a rendering of an instant (`at=`) reads: its newest ones.
+    static let timelineEventLimit = 10_000
+    /// Most events of the log scanned for them, when the store has no index by activity (Redis, memory).
+    static let timelineScanLimit = 100_000
 
-    /// The content of `activityId` in its last logged event before `sequence`.
-    private func previousContent(of activityId: String, before sequence: UInt64) -> JSONValue? {
-        let from = sequence > 500 ? sequence - 500 : 0
-        guard let events = try? store.events(after: from) else { return nil }
-        return events.last { $0.activity.id == activityId && $0.sequence < sequence }.map(\.activity.content.jsonValue)
+    /// Reads `activityId`'s newest events from the event log (at most ``timelineEventLimit``) on the reader
+    /// thread, then calls `then` with them, oldest first, on the service thread (empty when the log has none
+    /// or cannot be read).
+    func readLogEvents(for activityId: String, then: @escaping ([ActivityEvent]) -> Void) {
+        let newest = center.sequence
+        storeReader.read({ store in
+            (try? store.events(ofActivity: activityId, through: newest, limit: Self.timelineEventLimit,
+                               scanLimit: Self.timelineScanLimit)) ?? []
+        }, then: then)
     }
 
     /// When each event happened: as seen by the request that caused it, else the date the event is about
@@ -236,14 +238,17 @@ extension LiveActivityServer {
     }
 
     /// `activityId` as it was at `instant`: the activity of its last logged event at or before then; `nil`
-    /// before it started (or when the log no longer has it and it is not live).
-    func activity(_ activityId: String, asOf instant: Date) -> Activity? {
-        let events = timed(logEvents(for: activityId))
-        if events.isEmpty {
-            guard let live = center.activities[activityId], live.startDate <= instant else { return nil }
-            return live
+    /// before it started (or when the log no longer has it and it is not live). The log is read off the
+    /// service thread; `then` runs on it.
+    func activity(_ activityId: String, asOf instant: Date, then: @escaping (Activity?) -> Void) {
+        readLogEvents(for: activityId) { [self] logged in
+            let events = timed(logged)
+            if events.isEmpty {
+                guard let live = center.activities[activityId], live.startDate <= instant else { return then(nil) }
+                return then(live)
+            }
+            then(events.last { $0.at <= instant }?.event.activity)
         }
-        return events.last { $0.at <= instant }?.event.activity
     }
 
     // MARK: Timelines
@@ -284,9 +289,15 @@ extension LiveActivityServer {
         var inspections: [Push]
     }
 
-    /// The timeline of `activityId` from the event log and the inspector's records; nil when unknown.
-    func timeline(of activityId: String) -> Timeline? {
-        let events = timed(logEvents(for: activityId))
+    /// The timeline of `activityId` from the event log (read off the service thread) and the inspector's
+    /// records; `then` gets it on the service thread, nil when the activity is unknown.
+    func timeline(of activityId: String, then: @escaping (Timeline?) -> Void) {
+        readLogEvents(for: activityId) { [self] logged in then(timeline(of: activityId, logged: logged)) }
+    }
+
+    /// The timeline of `activityId` from its logged events and the inspector's records; nil when unknown.
+    private func timeline(of activityId: String, logged: [ActivityEvent]) -> Timeline? {
+        let events = timed(logged)
         guard let latest = events.last?.event.activity ?? center.activities[activityId] else { return nil }
         let now = clock()
         let records = inspector.records.filter { $0.activityId == activityId }

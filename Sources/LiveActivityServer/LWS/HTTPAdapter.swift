@@ -140,6 +140,9 @@ final class HTTPAdapter {
 
     // MARK: Answering
 
+    /// Seconds an answer given later (``HTTPResponder``) may take before lws closes the connection.
+    static let longestWaitForAnswer: Int32 = 60
+
     /// Hands the request to the route table; writes the answer at once if the handler gave it during the
     /// call, else waits for it.
     /// - Returns: nonzero to close the connection.
@@ -159,6 +162,9 @@ final class HTTPAdapter {
         router.dispatch(exchange.request, responder)
         guard let response = immediate else {
             exchange.state = .waiting
+            // lws gives a request 5 s to be answered; an answer that waits for a read of the store (a long
+            // event log, a timeline) may take longer while other reads go first.
+            lws_set_timeout(exchange.wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.longestWaitForAnswer)
             return 0
         }
         return send(response, on: exchange)

@@ -131,6 +131,9 @@ extension LiveActivityServer {
         liveSessionPointers.removeAll()
         self.http = nil
         storeWriter.stop()
+        // Reads still running hand their results to an inbox nobody drains any more; they must be done
+        // before the server may go.
+        storeReader.drain()
         withExtendedLifetime(resources) {}
         logger.info("stopped")
         finished.signal()

@@ -31,10 +31,12 @@ struct Renderings {
         var access: AccessPolicy
         /// The activity with this id, while it is not dismissed.
         var activity: (String) -> Activity?
-        /// The store's latest finished activities (up to 500), newest first; empty when the store fails.
-        var recentHistory: () -> [HistoryEntry]
-        /// The activity as it was at an instant, from the event log (`at=`); nil before it started.
-        var activityAsOf: (String, Date) -> Activity?
+        /// Reads the store's latest finished activities (up to 500, newest first; empty when the store fails)
+        /// off the service thread and hands them to the continuation, which runs on the service thread.
+        var recentHistory: (@escaping ([HistoryEntry]) -> Void) -> Void
+        /// Reads the activity as it was at an instant from the event log (`at=`; nil before it started) off
+        /// the service thread and hands it to the continuation, which runs on the service thread.
+        var activityAsOf: (String, Date, @escaping (Activity?) -> Void) -> Void
         /// A fresh script nonce (random, URL-safe).
         var newNonce: () -> String
     }
@@ -84,7 +86,9 @@ struct Renderings {
         for path in ["/gallery", "/gallery/"] {
             router.add([.get], path) { request in gallery(request, context: context) }
         }
-        router.add([.get], "/activities/{id}/render/{presentation}") { request in render(request, context: context) }
+        router.add([.get], "/activities/{id}/render/{presentation}") { request, responder in
+            render(request, context: context, responder: responder)
+        }
         for prefix in ["/activities", "/gallery"] {
             router.onMiss(under: prefix) { request, miss in self.miss(request, miss, context: context) }
         }
@@ -102,35 +106,43 @@ struct Renderings {
     }
 
     /// `GET /activities/{id}/render/{presentation}`: 200, 400 (bad `now` / `at`), 401, 404 (unknown id or
-    /// presentation).
-    func render(_ request: HTTPRequest, context: Context) -> HTTPResponse {
+    /// presentation). A live activity is drawn at once; one of the past (`at=`, or dismissed) once the event
+    /// log or the history is read, off the service thread.
+    func render(_ request: HTTPRequest, context: Context, responder: HTTPResponder) {
         var setting: Setting
         switch prelude(request, context: context) {
-        case .failure(let refusal): return refusal.response
+        case .failure(let refusal): return responder.respond(refusal.response)
         case .success(let value): setting = value
         }
-        if let refusal = refuseStranger(request, setting, context: context) { return refusal }
+        if let refusal = refuseStranger(request, setting, context: context) { return responder.respond(refusal) }
         let activityId = request.parameters["id"] ?? ""
         guard let presentation = request.parameters["presentation"].flatMap(Presentation.init(rawValue:)) else {
             let names = Presentation.allCases.map(\.rawValue).joined(separator: ", ")
             let asked = String((request.parameters["presentation"] ?? "").prefix(40))
-            return .document(.notFound, html: renderer.refusalDocument(
+            return responder.respond(.document(.notFound, html: renderer.refusalDocument(
                 title: "Unknown presentation", message: "There is no presentation \"\(asked)\"; the presentations are \(names).",
-                options: setting.options, now: setting.requestTime))
+                options: setting.options, now: setting.requestTime)))
         }
         var options = setting.options
         let fixedInstant = request.query("now") != nil || setting.at != nil
         options.live = !fixedInstant && request.query("live") != "0"
         let nonce = options.live ? context.newNonce() : nil
         options.nonce = nonce
-        let found = setting.at.map { context.activityAsOf(activityId, $0) }
-            ?? context.activity(activityId) ?? dismissedActivity(activityId, context: context)
-        guard let activity = found else {
-            return .document(.notFound, html: renderer.notFoundDocument(id: activityId, options: options, now: setting.now),
-                             scriptNonce: nonce)
+        let draw = { (found: Activity?) in
+            guard let activity = found else {
+                return responder.respond(.document(.notFound, html: renderer.notFoundDocument(id: activityId, options: options, now: setting.now),
+                                                   scriptNonce: nonce))
+            }
+            responder.respond(.document(.ok, html: renderer.document(for: activity, presentation: presentation, options: options, now: setting.now),
+                                        scriptNonce: nonce))
         }
-        return .document(.ok, html: renderer.document(for: activity, presentation: presentation, options: options, now: setting.now),
-                         scriptNonce: nonce)
+        if let at = setting.at {
+            context.activityAsOf(activityId, at, draw)
+        } else if let live = context.activity(activityId) {
+            draw(live)
+        } else {
+            dismissedActivity(activityId, context: context, then: draw)
+        }
     }
 
     /// The documents' 404 and 405: 405 at once; 404 after the same checks as a render (bad `now` / `at`:
@@ -235,9 +247,15 @@ struct Renderings {
                                                   widgetURL: request.query("url")))
     }
 
-    /// An activity dismissed since it ended, rebuilt from the history (nil when the id is not there either).
-    private func dismissedActivity(_ id: String, context: Context) -> Activity? {
-        guard !id.isEmpty, let entry = context.recentHistory().first(where: { $0.id == id }) else { return nil }
+    /// An activity dismissed since it ended, rebuilt from the history (nil when the id is not there either),
+    /// handed to `then` once the history is read.
+    private func dismissedActivity(_ id: String, context: Context, then: @escaping (Activity?) -> Void) {
+        guard !id.isEmpty else { return then(nil) }
+        context.recentHistory { history in then(history.first { $0.id == id }.map(rebuilt)) }
+    }
+
+    /// The activity a history entry describes, dismissed, with its countdown where its kind keeps one.
+    private func rebuilt(_ entry: HistoryEntry) -> Activity {
         let planned = entry.plannedDurationSeconds ?? entry.actualDurationSeconds
         let timer = TimerRange(start: entry.startDate, end: entry.startDate.addingTimeInterval(max(0, planned)))
         // The templates read the countdown from the state, as the protocol sends it.

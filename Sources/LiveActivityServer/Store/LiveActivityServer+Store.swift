@@ -39,6 +39,15 @@ extension LiveActivityServer {
         }
     }
 
+    /// Routes the reader's finished reads to the service thread, where their continuations run. Called once,
+    /// at the end of `init`. Unowned, as for the writer: the service loop waits for the reader before the
+    /// server can go (``StoreReader/drain()``).
+    func connectStoreReader() {
+        storeReader.handBack = { [unowned self] ticket, value in
+            perform { server in server.storeReader.finish(ticket, value) }
+        }
+    }
+
     /// Longest a change waits in the service loop before going to the store thread (ns): 1 ms. Changes are
     /// handed over once per round of the loop (one group, one commit; ``releaseHeldSubmissions()``), but a
     /// round that writes to 10,000 clients lasts tens of milliseconds, and a change accepted at its start
@@ -90,6 +99,7 @@ extension LiveActivityServer {
                     completion()
                 case .replicated(let events):
                     broadcast(events, at: clock())
+                    noteContents(events)
                 case .reloaded:
                     for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
                 }

@@ -66,11 +66,7 @@ extension LiveActivityServer {
             resume(session, since: since, log: log, requestId: message.requestId)
             return
         case .success(.history(let query)):
-            do {
-                send(.history(requestId: message.requestId, entries: try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId)), to: session)
-            } catch {
-                send(.error(requestId: message.requestId, storageUnavailable(error)), to: session)
-            }
+            answerHistory(query, requestId: message.requestId, to: session)
             return
         case .success(let accepted):
             command = accepted
@@ -186,26 +182,95 @@ extension LiveActivityServer {
                              message: "the store is unavailable right now (the server's log has the cause); nothing was changed, try again")
     }
 
+    /// Most events a resume (`since`, `catchUp`) replays; a client further behind gets a fresh snapshot
+    /// (`reset: true`) instead, as when the log no longer reaches back that far. 10,000 events (about 6 MB of
+    /// workout events) are read in well under a second, off the service thread.
+    static let maximumResumeEvents = 10_000
+
+    /// What the reader thread found for a resume.
+    enum ResumeRead: Sendable {
+        /// The events after `since`, encoded: replay them, then `caughtUp`.
+        case replay([Frame])
+        /// The log does not reach back that far, or the gap is too long to replay: a reset snapshot.
+        case reset
+        /// The store failed.
+        case failed(StoreReadError)
+    }
+
     /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
-    /// that far, `since` is ahead of the server, or `log` names another log, a snapshot with `reset: true`.
+    /// that far, the gap is longer than ``maximumResumeEvents`` or than half of `--max-queued-bytes`, `since`
+    /// is ahead of the server, or `log` names another log, a snapshot with `reset: true`. The log is read on
+    /// the reader thread (``StoreReader``); the answer takes the place it would have had if read at once
+    /// (``Hub/reserve(for:)``): after the broadcast frames sent before the request, before those after it.
     func resume(_ session: Session, since: UInt64, log: String? = nil, requestId: JSONValue?) {
         let now = clock()
-        let events: [ActivityEvent]?
-        do {
-            events = since > center.sequence || (log != nil && log != logID) ? nil : try store.events(after: since)
-        } catch {
-            send(.error(requestId: requestId, storageUnavailable(error)), to: session)
+        let told = center
+        let upTo = told.sequence
+        let logID = self.logID
+        let role = session.role
+        func resetSnapshot() -> ServerMessage {
+            .snapshot(requestId: requestId, serverTime: now, sequence: told.sequence, activities: told.ordered,
+                      reset: true, role: role, logId: logID)
+        }
+        if since > upTo || (log != nil && log != logID) {
+            send(resetSnapshot(), to: session)
             return
         }
-        guard let events else {
-            send(.snapshot(requestId: requestId, serverTime: now, sequence: center.sequence, activities: center.ordered,
-                           reset: true, role: session.role, logId: logID), to: session)
+        let caughtUp = ServerMessage.caughtUp(requestId: requestId, serverTime: now, sequence: upTo, role: role, logId: logID)
+        if since == upTo {
+            send(caughtUp, to: session)
             return
         }
-        for event in events where event.sequence <= center.sequence {
-            enqueue(Frame(ServerMessage.activity(event, serverTime: now).encoded()), to: session)
+        guard let reservation = hub.reserve(for: session) else { return }
+        let allowance = configuration.maximumQueuedBytes / 2
+        storeReader.read({ store -> ResumeRead in
+            do {
+                guard let events = try store.events(after: since, limit: Self.maximumResumeEvents) else { return .reset }
+                var frames: [Frame] = []
+                var bytes = 0
+                for event in events where event.sequence <= upTo {
+                    let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
+                    bytes += frame.count
+                    if bytes > allowance { return .reset }
+                    frames.append(frame)
+                }
+                return .replay(frames)
+            } catch {
+                return .failed(StoreReadError(error))
+            }
+        }) { [self] read in
+            let frames: [Frame]
+            switch read {
+            case .replay(let events):
+                frames = events + [Frame(caughtUp.encoded())]
+            case .reset:
+                frames = [Frame(resetSnapshot().encoded())]
+            case .failed(let error):
+                let refusal = storageUnavailable(error)
+                metrics.errors[refusal.code.rawValue, default: 0] += 1
+                frames = [Frame(ServerMessage.error(requestId: requestId, refusal).encoded())]
+            }
+            perform(hub.fill(reservation, with: frames))
         }
-        send(.caughtUp(requestId: requestId, serverTime: now, sequence: center.sequence, role: session.role, logId: logID), to: session)
+    }
+
+    /// Answers `history` from the reader thread, in its place among the session's replies.
+    func answerHistory(_ query: HistoryQuery, requestId: JSONValue?, to session: Session) {
+        guard let reservation = hub.reserve(for: session) else { return }
+        storeReader.read({ store -> Result<[HistoryEntry], StoreReadError> in
+            Result { try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId) }
+                .mapError { StoreReadError($0) }
+        }) { [self] result in
+            let message: ServerMessage
+            switch result {
+            case .success(let entries): message = .history(requestId: requestId, entries: entries)
+            case .failure(let error):
+                let refusal = storageUnavailable(error)
+                metrics.errors[refusal.code.rawValue, default: 0] += 1
+                message = .error(requestId: requestId, refusal)
+            }
+            perform(hub.fill(reservation, with: [Frame(message.encoded())]))
+        }
     }
 
     /// Sends each event to every watching client: encoded once into the hub's ring, which every session reads.
