@@ -71,6 +71,47 @@ struct HubTests {
         #expect(drain(hub, other) == ["before", "after"])
     }
 
+    @Test func aReservedAnswerKeepsItsPlaceAndHoldsBackWhatCameAfterIt() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let reader = session(1), other = session(2)
+        for s in [reader, other] { hub.add(s); hub.watch(s) }
+        _ = hub.broadcast(frame("before"), activityId: nil)
+        guard let reservation = hub.reserve(for: reader) else { Issue.record("no reservation"); return }
+        _ = hub.send(frame("later reply"), to: reader)
+        _ = hub.broadcast(frame("after"), activityId: nil)
+        _ = hub.tick(frame("tick")) { _ in nil }
+        // Until the answer is read, only what came before it goes out, to the reader; the others are not held.
+        #expect(drain(hub, reader) == ["before"])
+        #expect(drain(hub, other) == ["before", "after", "tick"])
+        #expect(hub.fill(reservation, with: [frame("e1"), frame("e2"), frame("caughtUp")]) == [.requestWritable(reader)])
+        #expect(drain(hub, reader) == ["e1", "e2", "caughtUp", "later reply", "after", "tick"])
+        #expect(hub.lag(of: reader) == 0)
+    }
+
+    @Test func twoReservationsAreFilledInEitherOrderAndWrittenInTheirOwn() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let reader = session(1)
+        hub.add(reader)
+        hub.watch(reader)
+        guard let first = hub.reserve(for: reader), let second = hub.reserve(for: reader) else { Issue.record("no reservation"); return }
+        _ = hub.fill(second, with: [frame("history")])
+        #expect(drain(hub, reader) == [])
+        _ = hub.fill(first, with: [frame("e1"), frame("caughtUp")])
+        #expect(drain(hub, reader) == ["e1", "caughtUp", "history"])
+    }
+
+    @Test func anAnswerTooLargeForTheQueueClosesWith1013AndOneForAClosedSessionIsDropped() {
+        let hub = Hub(maximumQueuedBytes: 10)
+        let reader = session(1), gone = session(2)
+        for s in [reader, gone] { hub.add(s); hub.watch(s) }
+        guard let big = hub.reserve(for: reader), let late = hub.reserve(for: gone) else { Issue.record("no reservation"); return }
+        #expect(hub.fill(big, with: [frame("0123456789abc")]) == [.closeSoon(reader)])
+        #expect(drain(hub, reader) == ["close:1013"])
+        hub.remove(gone)
+        #expect(hub.fill(late, with: [frame("x")]) == [])
+        #expect(hub.reserve(for: gone) == nil)
+    }
+
     @Test func aSessionThatDoesNotWatchGetsRepliesOnly() {
         let hub = Hub(maximumQueuedBytes: 1 << 20)
         let stranger = session(1, role: .unauthenticated)
