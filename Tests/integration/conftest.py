@@ -8,6 +8,11 @@ Each server runs in its own temporary working directory (so a relative data dire
 between tests), its stdout/stderr are drained by background threads (pipes never fill up) and saved to
 Tests/artifacts/server-logs/<test>.log. Teardown sends SIGTERM and asserts exit status 0 within 5 s.
 
+Tests that drive a browser (the fixtures `browser`, `browser_without_scripts`, `engine`, or marked
+`@pytest.mark.browser`) are marked `browser`: under the sanitizers (`LIVEACTIVITY_SANITIZER`, set by
+Tests/sanitizers.sh) they are left out, since what they add is the page's behaviour, not server code paths
+the protocol tests miss, and they cost most of the sanitizer runs' time.
+
 `LIVEACTIVITY_BIN` overrides the binary (default: <repo>/.build/debug/liveactivity);
 `LIVEACTIVITY_TEST_VERBOSE=1` adds `--verbose` so the saved logs show every connection and event.
 """
@@ -36,6 +41,27 @@ DEFAULT_PUBLIC = REPO_ROOT / "Public"
 STARTUP_TIMEOUT = 20.0
 SHUTDOWN_TIMEOUT = 5.0
 LISTENING_RE = re.compile(r"^Listening on http://127\.0\.0\.1:(\d+)/$")
+
+
+BROWSER_FIXTURES = {"browser", "browser_without_scripts", "engine"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives a browser (left out under the sanitizers)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks browser tests; under a sanitizer, deselects them (see the module's docstring)."""
+    for item in items:
+        if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+    if not os.environ.get("LIVEACTIVITY_SANITIZER"):
+        return
+    kept = [item for item in items if item.get_closest_marker("browser") is None]
+    dropped = [item for item in items if item.get_closest_marker("browser") is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def liveactivity_bin() -> Path:

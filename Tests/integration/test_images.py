@@ -514,6 +514,7 @@ return {thumbnail: shows(img), src: img.currentSrc || img.src, loaded: img.compl
 """
 
 
+@pytest.mark.browser
 def test_page_shows_fallback_then_thumbnail_with_overlay(start_server, images):
     from selenium.webdriver.common.by import By
     server = start_server("--allow-private-image-hosts")
