@@ -40,6 +40,13 @@ struct DeclarationConverter {
     // MARK: - Structs
 
     mutating func convert(_ value: JSONValue, as structure: DeclaredStruct, path: Path) throws(DecodingFailure) -> JSONValue {
+        if value == .null, path.isEmpty {
+            // The root: `JSONDecoder` asks for a keyed container of null (a nested null is caught by the field's type).
+            throw DecodingFailure(kind: .valueNotFound, codingPath: path, type: "Dictionary<String, Any>",
+                                  debugDescription: "Cannot get keyed decoding container -- found null value instead",
+                                  reason: source == .codable ? "valueNotFound: expected an object of \(structure.swiftName), found null"
+                                      : "required field is null (it is not optional)")
+        }
         guard case .object(let object) = value else {
             throw mismatch("Dictionary<String, Any>", expected: "an object", value, path)
         }
