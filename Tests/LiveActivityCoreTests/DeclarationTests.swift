@@ -111,7 +111,7 @@ struct DeclarationTests {
             struct A: ActivityAttributes { struct ContentState: Codable, Hashable { var a: Int } }
             struct B: ActivityAttributes { struct ContentState: Codable, Hashable { var b: Int } }
             """
-        #expect(error(source) == #"Attributes.swift:2: several structs conform to ActivityAttributes ("A", "B"); name the one to read"#)
+        #expect(error(source) == #"Attributes.swift:2: several structs conform to ActivityAttributes ("A", "B"); to read "A", write kind.json beside this file: {"swiftNames": ["A"]}"#)
         #expect(try ActivityDeclaration(swiftSource: source, attributesType: "B").contentState.fields.map(\.key) == ["b"])
     }
 

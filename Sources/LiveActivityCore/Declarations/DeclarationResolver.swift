@@ -14,6 +14,9 @@ struct DeclarationResolver {
     static let supported = "supported: String, Bool, Int and Int8…UInt64, Double, Float, Decimal, Date, URL, UUID, "
         + "ClosedRange<Date>, Range<Date>, arrays, sets, dictionaries, optionals, typealiases, and structs and enums declared in this file"
 
+    /// How the error for several `ActivityAttributes` structs in one file begins.
+    static let severalStructs = "several structs conform to ActivityAttributes"
+
     init(syntax: SourceSyntax, file: String) {
         self.syntax = syntax
         self.file = file
@@ -42,7 +45,8 @@ struct DeclarationResolver {
             }
             guard conforming.count == 1 else {
                 let names = conforming.map { "\"\($0.qualifiedName)\"" }.joined(separator: ", ")
-                throw fail(conforming[1].line, "several structs conform to ActivityAttributes (\(names)); name the one to read")
+                throw fail(conforming[1].line, "\(Self.severalStructs) (\(names)); to read \"\(first.qualifiedName)\", write kind.json beside "
+                                               + "this file: " + #"{"swiftNames": ["\#(first.qualifiedName)"]}"#)
             }
             root = first
         }
