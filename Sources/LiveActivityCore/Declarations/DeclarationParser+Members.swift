@@ -25,7 +25,13 @@ extension DeclarationParser {
                 waiting.removeAll()
             }
             if current.isPunctuation("=") {
+                let equals = current
                 advance()
+                let next = current
+                if next.kind == .end || next.isPunctuation("}") || next.isPunctuation(",") || next.isPunctuation(";")
+                    || (next.line > equals.line && startsDeclaration(next)) {
+                    throw fail("property \"\(property.name)\" has \"=\" but no initial value", line: equals.line)
+                }
                 property.hasInitialValue = true
                 property.literalType = loneLiteralType()
                 try skipExpression()
