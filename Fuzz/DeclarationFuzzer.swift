@@ -50,11 +50,19 @@ private func sample(_ type: DeclaredType, in declaration: ActivityDeclaration, d
     case .uuid: return .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
     case .decimal: return .number(2.5)
     case .dictionary(let key, let value):
-        guard key.isObjectKey else {
+        guard declaration.isObjectKey(key) else {
             guard let k = sample(key, in: declaration, depth: depth + 1), let v = sample(value, in: declaration, depth: depth + 1) else { return .array([]) }
             return .array([k, v])
         }
-        return sample(value, in: declaration, depth: depth + 1).map { .object([key == .string ? "a" : "1": $0]) } ?? .object([:])
+        var name = key == .string ? "a" : "1"
+        if case .enumeration(let enumName) = key {
+            switch declaration.enums[enumName]?.cases.first?.rawValue {
+            case .string(let text)?: name = text
+            case .number(let number)?: name = String(Int(number))
+            default: return .object([:])
+            }
+        }
+        return sample(value, in: declaration, depth: depth + 1).map { .object([name: $0]) } ?? .object([:])
     case .structure(let name):
         guard let structure = declaration.structs[name] else { return nil }
         var object: [String: JSONValue] = [:]

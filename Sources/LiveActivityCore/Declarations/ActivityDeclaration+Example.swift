@@ -44,7 +44,7 @@ extension ActivityDeclaration {
         case .enumeration(let enumName): enumExample(enums[enumName], now: now, depth: depth)
         case .uuid: .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
         case .decimal: .number(1.5)
-        case .dictionary(let key, _): key.isObjectKey ? .object([:]) : .array([])
+        case .dictionary(let key, _): isObjectKey(key) ? .object([:]) : .array([])
         case .structure(let structName):
             depth < 8 ? structs[structName].map { example($0, now: now, depth: depth + 1) } ?? .null : .null
         }

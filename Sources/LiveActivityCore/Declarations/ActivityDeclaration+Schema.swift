@@ -106,8 +106,8 @@ extension ActivityDeclaration {
         case .decimal: return .object(["type": .string("number")])
         case .dictionary(let key, let value):
             if key == .string { return .object(["type": .string("object"), "additionalProperties": schema(of: value, form: form)]) }
-            if key.isObjectKey {
-                return .object(["type": .string("object"), "propertyNames": .object(["pattern": .string("^[+-]?[0-9]+$")]),
+            if isObjectKey(key) {
+                return .object(["type": .string("object"), "propertyNames": key == .integer("Int") ? .object(["pattern": .string("^[+-]?[0-9]+$")]) : schema(of: key, form: form),
                                 "additionalProperties": schema(of: value, form: form)])
             }
             return .object(["type": .string("array"), "description": .string("alternating keys (\(key.swiftName)) and values (\(value.swiftName))")])

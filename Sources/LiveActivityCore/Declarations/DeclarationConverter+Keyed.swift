@@ -2,13 +2,14 @@
 extension DeclarationConverter {
     /// A `[K: V]` as `Dictionary(from:)` reads it under `JSONDecoder`.
     ///
-    /// `String` keys: an object, each value decoded at `path.key`. `Int` keys: an object whose every key must
+    /// `String` keys: an object, each value decoded at `path.key`. A `CodingKeyRepresentable` enum's keys: an
+    /// object whose keys are its raw values (another key is `dataCorrupted` at `path.key`). `Int` keys: an object whose every key must
     /// be what `Int(_:)` reads (`"1"`, `"+1"`, `"01"`; otherwise `typeMismatch Int` at `path.key`, "Expected Int
     /// key but found String key instead."). Other keys: a flat array `[k0, v0, k1, v1…]`; an odd count is
     /// `dataCorrupted` at `path` before any element is read. Entries are checked in key order (for objects)
     /// where `JSONDecoder` goes in hash order, so of several bad entries the one reported may differ.
     mutating func dictionary(_ value: JSONValue, key: DeclaredType, value element: DeclaredType, _ path: Path) throws(DecodingFailure) -> JSONValue {
-        guard key.isObjectKey else {
+        guard declaration.isObjectKey(key) else {
             guard case .array(let items) = value else { throw mismatch("Array<Any>", expected: "an array of alternating keys and values", value, path) }
             guard items.count % 2 == 0 else {
                 throw corrupted("odd-length key/value array", debug: "Expected collection of key-value pairs; encountered odd-length array instead.",
@@ -27,7 +28,13 @@ extension DeclarationConverter {
         var result: [String: JSONValue] = [:]
         for name in object.keys.sorted() {
             let entryPath = path + [.key(name)]
-            if key != .string, Int(name) == nil {
+            if case .enumeration(let enumName) = key, let declared = declaration.enums[enumName] {
+                let raw: JSONValue? = declared.rawType == .string ? .string(name) : Int(name).map { .number(Double($0)) }
+                guard let raw, declared.case(rawValue: raw) != nil else {
+                    throw corrupted("key \"\(name.prefix(40))\" is not a \(declared.swiftName)", debug: "Could not convert key to type \(declared.swiftName)",
+                                    protocolReason: "unknown key \"\(name.prefix(40))\" (not a \(declared.swiftName))", entryPath)
+                }
+            } else if key != .string, Int(name) == nil {
                 throw DecodingFailure(kind: .typeMismatch, codingPath: entryPath, type: "Int",
                                       debugDescription: "Expected Int key but found String key instead.",
                                       reason: source == .codable ? "typeMismatch Int: expected Int key but found String key \"\(name.prefix(40))\" instead"

@@ -158,7 +158,13 @@ extension DeclarationResolver {
             owners[raw] = element.name
             cases.append(DeclaredEnum.Case(name: element.name, rawValue: raw))
         }
-        enums[name] = DeclaredEnum(name: name, rawType: rawType, cases: cases, line: declaration.line)
+        let conformances = declaration.inherits + (syntax.extensionConformances[name] ?? [])
+            + (syntax.extensionConformances[declaration.name] ?? [])
+        let representable = (rawType == .string || rawType == .integer("Int")) && conformances.contains {
+            if case .named(let path, _) = $0 { return path.last == "CodingKeyRepresentable" }
+            return false
+        }
+        enums[name] = DeclaredEnum(name: name, rawType: rawType, cases: cases, line: declaration.line, isCodingKeyRepresentable: representable)
     }
 }
 

@@ -71,6 +71,8 @@ public indirect enum DeclaredType: Sendable, Hashable {
 
     /// How a dictionary with this key type is written in JSON: as an object (`String` and `Int` keys, the
     /// two `Dictionary(from:)` reads from a keyed container) or as a flat array of alternating key, value.
+    /// An enum key may be an object key too (``DeclaredEnum/isCodingKeyRepresentable``; see
+    /// ``ActivityDeclaration/isObjectKey(_:)``).
     public var isObjectKey: Bool { self == .string || self == .integer("Int") }
 
     /// The inclusive range of an integer type (`Int8`: −128…127), as `Double`s (the JSON number type), or
@@ -151,6 +153,9 @@ public struct DeclaredEnum: Sendable, Hashable {
     /// one key, the case name, whose value is an object of the case's associated values (``Case/payload``):
     /// `{"ordered": {}}`, `{"late": {"minutes": 5}}`, `{"moved": {"_0": "Main St"}}`.
     public var isKeyed: Bool = false
+    /// Whether the enum declares `CodingKeyRepresentable` (with a `String` or `Int` raw type, whose default
+    /// implementation Swift provides): a dictionary keyed by it is then a JSON object keyed by raw values.
+    public var isCodingKeyRepresentable: Bool = false
 
     /// The last component of ``name`` (`Plan`).
     public var swiftName: String { String(name.split(separator: ".").last ?? "") }
