@@ -53,19 +53,21 @@ struct KindNamingTests {
         #expect(folder.attributesType == "IntervalWorkoutAttributes")
         #expect(error("interval", ["Attributes.swift": DeclarationFixtures.intervalWorkout, "kind.json": #"{"name": "Intervals"}"#])
                 == #"k/interval/kind.json: "name": "Intervals" is neither a kind name (1…64 of a-z, 0-9, - and _) nor the struct's name "IntervalWorkoutAttributes""#)
+        // A folder's own name may be any Swift-like name; one with a space is not a name.
+        #expect(try kind("IntervalTimer", ["Attributes.swift": DeclarationFixtures.intervalWorkout]).attributesType == "IntervalTimer")
         #expect(error("My Intervals", ["Attributes.swift": DeclarationFixtures.intervalWorkout])
                 == #"k/My Intervals: the folder name "My Intervals" is not a kind name (1…64 of a-z, 0-9, - and _) nor the struct's name "IntervalWorkoutAttributes"; rename the folder, or write kind.json: {"name": "my-intervals"}"#)
     }
 
     @Test func twoStructsTheErrorSaysWhatToWrite() throws {
         #expect(error("pizza", ["Attributes.swift": Self.pizza])
-                == #"k/pizza/Attributes.swift:6: several structs conform to ActivityAttributes ("PizzaDeliveryAttributes", "PizzaAdAttributes"); to read "PizzaDeliveryAttributes", write k/pizza/kind.json: {"name": "pizza", "swiftNames": ["PizzaDeliveryAttributes"]}"#)
+                == #"k/pizza/Attributes.swift:6: several structs conform to ActivityAttributes ("PizzaDeliveryAttributes", "PizzaAdAttributes"); to read "PizzaDeliveryAttributes", write k/pizza/kind.json: {"swiftNames": ["PizzaDeliveryAttributes"]}"#)
         // Writing exactly that works, and keeps the wire name.
-        let first = try kind("pizza", ["Attributes.swift": Self.pizza, "kind.json": #"{"name": "pizza", "swiftNames": ["PizzaDeliveryAttributes"]}"#])
+        let first = try kind("pizza", ["Attributes.swift": Self.pizza, "kind.json": #"{"swiftNames": ["PizzaDeliveryAttributes"]}"#])
         #expect(first.attributesType == "pizza" && first.swiftTypeNames == ["PizzaDeliveryAttributes"])
         let second = try kind("pizza", ["Attributes.swift": Self.pizza, "kind.json": #"{"swiftNames": ["PizzaAdAttributes"]}"#])
         #expect(second.attributesType == "pizza" && second.swiftTypeNames == ["PizzaAdAttributes"])
         #expect(error("pizza", ["Attributes.swift": Self.pizza, "kind.json": #"{"label": "Pizza"}"#])?.hasSuffix(
-            #"write k/pizza/kind.json: {"name": "pizza", "swiftNames": ["PizzaDeliveryAttributes"]} (keeping its other keys)"#) == true)
+            #"write k/pizza/kind.json: {"swiftNames": ["PizzaDeliveryAttributes"]} (beside its other keys)"#) == true)
     }
 }

@@ -5,7 +5,8 @@
 ///   `swiftNames`, labels, a countdown) never changes it by itself.
 /// - A wire name is 1…64 of `a-z`, `0-9`, `-`, `_` (``KindMetadata/isKindName(_:)``), or exactly the name of
 ///   the Swift struct the folder's `Attributes.swift` declares (`DeliveryAttributes`), in the folder's name or
-///   in `kind.json`'s `name`.
+///   in `kind.json`'s `name`. A folder's own name may also be any Swift-like name (`DeliveryTracker`:
+///   ``KindMetadata/isSwiftTypeName(_:)``).
 /// - The struct's name is always accepted as an APNs `attributes-type`, beside `kind.json`'s `swiftNames`.
 /// - Of several structs conforming to `ActivityAttributes` in one file, `kind.json`'s first `swiftNames` entry
 ///   names the one read; without it the error says the exact `kind.json` to write.
@@ -23,9 +24,14 @@ extension KindMetadata {
         return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
-    /// The `kind.json` text that names `structName` as the struct to read, keeping the folder's wire name
-    /// `wireName`: `{"name": "pizza", "swiftNames": ["PizzaDeliveryAttributes"]}`.
-    public static func kindJSONNaming(_ structName: String, wireName: String) -> String {
-        #"{"name": "\#(wireName)", "swiftNames": ["\#(structName)"]}"#
+    /// The `kind.json` text that names `structName` as the struct to read: `{"swiftNames": ["PizzaDeliveryAttributes"]}`
+    /// (without `name`, the wire name stays the folder's).
+    public static func kindJSONNaming(_ structName: String) -> String {
+        #"{"swiftNames": ["\#(structName)"]}"#
     }
+}
+
+extension KindFolder {
+    /// The folder's own name, the last component of ``path`` (`Kinds/workout` → `workout`).
+    var folderName: String { path.split(separator: "/").last.map(String.init) ?? path }
 }

@@ -8,8 +8,8 @@ extension KindRegistry {
     /// - Throws: ``KindFolderError`` naming `Attributes.swift` and the line the reader stopped at
     ///   (`Kinds/x/Attributes.swift:12: unsupported type "Color" …`; for several `ActivityAttributes` structs,
     ///   the `kind.json` to write), or `kind.json` for a bad `countdown` or a `name` that is neither a kind
-    ///   name nor the struct's; a folder without an `Attributes.swift`, or whose name is not a kind name and
-    ///   has no `kind.json` naming it, is refused too.
+    ///   name nor the struct's; a folder without an `Attributes.swift`, or whose name is neither a kind name
+    ///   nor a Swift-like name (letters, digits, `_`) and has no `kind.json` naming the kind, is refused too.
     public static func kind(for folder: KindFolder) throws(KindFolderError) -> any ActivityKind {
         let file = "\(folder.path)/Attributes.swift"
         guard let source = folder.attributesSource else {
@@ -23,7 +23,10 @@ extension KindRegistry {
             throw KindFolderError(file: error.file, line: error.line, message: naming(error.message, folder: folder))
         }
         let wireName = folder.metadata.name
-        guard KindMetadata.isKindName(wireName) || wireName == declaration.attributesType else {
+        // A folder's own name may be any Swift-like name (`DeliveryTracker`); a name kind.json gives, a kind name or the struct's.
+        let folderNamed = !folder.hasKindJSON || folder.metadata.name == folder.folderName
+        guard KindMetadata.isKindName(wireName) || wireName == declaration.attributesType
+              || (folderNamed && KindMetadata.isSwiftTypeName(wireName)) else {
             if folder.hasKindJSON {
                 throw KindFolderError(file: "\(folder.path)/kind.json", line: nil,
                                       message: "\"name\": \"\(wireName.prefix(64))\" is neither a kind name (1…64 of a-z, 0-9, - and _) nor the "
@@ -58,9 +61,8 @@ extension KindRegistry {
         guard message.hasPrefix(DeclarationResolver.severalStructs), let open = message.firstIndex(of: "\""),
               let close = message[message.index(after: open)...].firstIndex(of: "\"") else { return message }
         let first = String(message[message.index(after: open)..<close])
-        let wireName = KindMetadata.isKindName(folder.metadata.name) ? folder.metadata.name : suggestedName(folder.metadata.name)
         return message.components(separatedBy: ";").first! + "; to read \"\(first)\", write \(folder.path)/kind.json: "
-            + KindMetadata.kindJSONNaming(first, wireName: wireName) + (folder.hasKindJSON ? " (keeping its other keys)" : "")
+            + KindMetadata.kindJSONNaming(first) + (folder.hasKindJSON ? " (beside its other keys)" : "")
     }
 
     /// A kind name made from a folder name: lower-cased, other characters as `-` (`My Kind` → `my-kind`).
