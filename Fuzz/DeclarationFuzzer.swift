@@ -38,7 +38,31 @@ private func sample(_ type: DeclaredType, in declaration: ActivityDeclaration, d
         return .object(["start": .string("2026-11-29T17:00:00.000Z"), "end": .string("2026-11-29T18:00:00.000Z")])
     case .array(let element): return sample(element, in: declaration, depth: depth + 1).map { .array([$0]) } ?? .array([])
     case .optional: return nil
-    case .enumeration(let name): return declaration.enums[name]?.cases.first?.rawValue
+    case .enumeration(let name):
+        guard let declared = declaration.enums[name], let first = declared.cases.first else { return nil }
+        guard declared.isKeyed else { return first.rawValue }
+        var payload: [String: JSONValue] = [:]
+        for field in first.payload where !field.type.isOptional {
+            guard let value = sample(field.type, in: declaration, depth: depth + 1) else { return nil }
+            payload[field.key] = value
+        }
+        return .object([first.name: .object(payload)])
+    case .uuid: return .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+    case .decimal: return .number(2.5)
+    case .dictionary(let key, let value):
+        guard declaration.isObjectKey(key) else {
+            guard let k = sample(key, in: declaration, depth: depth + 1), let v = sample(value, in: declaration, depth: depth + 1) else { return .array([]) }
+            return .array([k, v])
+        }
+        var name = key == .string ? "a" : "1"
+        if case .enumeration(let enumName) = key {
+            switch declaration.enums[enumName]?.cases.first?.rawValue {
+            case .string(let text)?: name = text
+            case .number(let number)?: name = String(Int(number))
+            default: return .object([:])
+            }
+        }
+        return sample(value, in: declaration, depth: depth + 1).map { .object([name: $0]) } ?? .object([:])
     case .structure(let name):
         guard let structure = declaration.structs[name] else { return nil }
         var object: [String: JSONValue] = [:]
@@ -56,6 +80,7 @@ private func checkTypes(_ declaration: ActivityDeclaration) {
         case .structure(let name): check(declaration.structs[name] != nil, "struct \(name) is not in the declaration")
         case .enumeration(let name): check(declaration.enums[name] != nil, "enum \(name) is not in the declaration")
         case .array(let inner), .optional(let inner): named(inner)
+        case .dictionary(let key, let value): named(key); named(value)
         default: break
         }
     }

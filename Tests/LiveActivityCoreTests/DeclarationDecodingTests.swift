@@ -206,7 +206,7 @@ struct DeclarationDecodingTests {
         #expect(error.message == message)
     }
 
-    @Test func datesOutsideWhatBothFormsCanCarryAreRefused() throws {
+    @Test func protocolFormDatesOutsideWhatBothFormsCanCarryAreRefused() throws {
         // Found by Fuzz/run-declarations.sh: year 1012 did not survive ISO → Date → ISO (Julian before 1582), and
         // year 9999 in the protocol form did not fit the Codable form's ±1,000 years.
         let early = try #require(refusal(#"{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"1012-11-21T17:00:00Z","end":"2026-11-29T18:00:00Z"}}"#))
@@ -214,8 +214,25 @@ struct DeclarationDecodingTests {
         #expect(early.message.hasPrefix(#"content.state.interval.start: date "1012-11-21T17:00:00Z" is outside the dates this server accepts (1600-01-01T00:00:00.000Z to 3015-"#))
         #expect(refusal(#"{"heartRate":1,"distance":1,"phase":"work","interval":{"start":"2026-11-29T17:00:00Z","end":"9999-11-29T18:00:00Z"}}"#)?.field
                 == "content.state.interval.end")
-        #expect(failure(#"{"heartRate":1,"distance":1,"phase":"work","interval":[0,64752112800]}"#)?.summary
-                == "dataCorrupted: date 64752112800 is out of range at interval[1]")
+    }
+
+    /// Issue 27, item 6: Foundation's `Date(from:)` reads any `Double`, so iOS applies a date in Unix milliseconds
+    /// (tens of thousands of years ahead); the verdict is applied, with a warning saying where the date lands.
+    @Test func codableDatesInMillisecondsApplyWithALoudWarning() throws {
+        let milliseconds = 1_764_583_200_000.0 // 2025-12-01T10:00:00Z in Unix milliseconds
+        let decoded = try Self.interval.decode(codable: json(#"{"heartRate":1,"distance":1,"phase":"work","interval":[0,\#(milliseconds)]}"#),
+                                               as: .contentState, field: "aps.content-state")
+        #expect(decoded.warnings.map(\.description) == [
+            "aps.content-state.interval[1]: date 1764583200000 seconds since 2001-01-01 lands in the year 57,918: the app applies it and shows "
+                + "a date that far ahead; it looks like Unix milliseconds (as such, 2025-12-01T10:00:00.000Z): Date wants seconds since "
+                + "2001-01-01; stored here as \(ISODate.format(DeclarationConverter.latestDate)), the latest date this server carries",
+        ])
+        #expect(decoded.value.objectValue?["interval"] == .object(["start": iso(0), "end": .string(ISODate.format(DeclarationConverter.latestDate))]))
+        let early = try Self.interval.decode(codable: json(#"{"heartRate":1,"distance":1,"phase":"work","interval":[-1e15,0]}"#), as: .contentState)
+        #expect(early.warnings.first?.message.hasPrefix("date -1000000000000000 seconds since 2001-01-01 lands in the year -31,686,738: the app applies it "
+                                                        + "and shows a date that far back; it looks like milliseconds:") == true)
+        // Reversed bounds are judged on the dates the app reads, not on the stored ones.
+        #expect(failure(#"{"heartRate":1,"distance":1,"phase":"work","interval":[2e12,1e12]}"#)?.kind == .dataCorrupted)
     }
 
     @Test func protocolAndCodableFormsRoundTrip() throws {

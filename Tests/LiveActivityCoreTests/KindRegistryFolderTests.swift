@@ -13,7 +13,8 @@ struct KindRegistryFolderTests {
                                          files: ["Attributes.swift": DeclarationFixtures.intervalWorkout])
         let kind = try KindRegistry.kind(for: folder)
         #expect(kind is DeclaredKind)
-        #expect(kind.attributesType == "IntervalWorkoutAttributes")  // no kind.json: the struct's name
+        #expect(kind.attributesType == "interval")  // no kind.json: the folder's name (KindNamingTests)
+        #expect(kind.swiftTypeNames == ["IntervalWorkoutAttributes"])
     }
 
     @Test func aMalformedDeclarationNamesFileAndLine() throws {

@@ -180,6 +180,14 @@ def test_declared_kind_over_apns_pushes(declared):
     assert r.verdict == "applied", r.headers
     assert "hartRate" in r.headers.get("liveactivity-warning", ""), r.headers
     assert get_json(f"{srv.url}/api/activities/{aid}")["content"]["state"]["heartRate"] == 160
+    # Issue 27 item 6: a date in Unix milliseconds. Foundation's Date(from:) reads any Double, so iOS applies it
+    # (a date tens of thousands of years ahead): applied, with a warning naming the year and the likely mistake.
+    unix_ms = int(now.timestamp() * 1000)
+    r = update(11, codable_state(now, interval=[ref_seconds(now), unix_ms]))
+    assert r.status == 200 and r.verdict == "applied", r.headers
+    warning = r.headers.get("liveactivity-warning", "")
+    assert "interval[1]" in warning and "lands in the year 5" in warning and "looks like Unix milliseconds" in warning, warning
+    assert get_json(f"{srv.url}/api/activities/{aid}")["content"]["state"]["interval"]["end"].startswith("3015-"), r.headers
     # attributes that would not decode: a start dropped with the key path
     bad_start = json.loads(json.dumps(start))
     bad_start["aps"]["attributes"] = {"athlete": "Ada"}

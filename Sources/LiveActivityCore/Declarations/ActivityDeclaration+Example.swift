@@ -21,6 +21,15 @@ extension ActivityDeclaration {
         return .object(object)
     }
 
+    /// A raw-value enum's first raw value; a keyed enum's first case, `{"case": {…}}`, its associated values filled.
+    private func enumExample(_ declared: DeclaredEnum?, now: Date, depth: Int) -> JSONValue {
+        guard let declared, let first = declared.cases.first else { return .null }
+        guard declared.isKeyed else { return first.rawValue }
+        guard depth < 8 else { return .null }
+        let payload = DeclaredStruct(name: first.name, fields: first.payload, ignored: [], line: 0)
+        return .object([first.name: example(payload, now: now, depth: depth + 1)])
+    }
+
     private func example(_ type: DeclaredType, name: String, now: Date, depth: Int) -> JSONValue {
         switch type {
         case .string: .string(name.prefix(1).uppercased() + name.dropFirst())
@@ -32,7 +41,10 @@ extension ActivityDeclaration {
         case .closedDateRange, .dateRange:
             .object(["start": .string(ISODate.format(now.addingTimeInterval(-20))), "end": .string(ISODate.format(now.addingTimeInterval(50)))])
         case .array, .optional: .array([])
-        case .enumeration(let enumName): enums[enumName]?.cases.first?.rawValue ?? .null
+        case .enumeration(let enumName): enumExample(enums[enumName], now: now, depth: depth)
+        case .uuid: .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        case .decimal: .number(1.5)
+        case .dictionary(let key, _): isObjectKey(key) ? .object([:]) : .array([])
         case .structure(let structName):
             depth < 8 ? structs[structName].map { example($0, now: now, depth: depth + 1) } ?? .null : .null
         }

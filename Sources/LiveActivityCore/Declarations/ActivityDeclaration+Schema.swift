@@ -23,7 +23,12 @@ extension ActivityDeclaration {
                     pending.append(next)
                 }
             } else if let declared = enums[name] {
-                definitions[name] = .object(["title": .string(declared.swiftName), "enum": .array(declared.cases.map(\.rawValue))])
+                definitions[name] = schema(of: declared, form: form)
+                for next in declared.cases.flatMap({ reachedTypes(from: DeclaredStruct(name: "", fields: $0.payload, ignored: [], line: 0)) })
+                where !seen.contains(next) {
+                    seen.insert(next)
+                    pending.append(next)
+                }
             }
         }
         guard case .object(var schema) = schema(of: root(part), form: form) else { return .null }
@@ -46,6 +51,7 @@ extension ActivityDeclaration {
             switch type {
             case .structure(let name), .enumeration(let name): [name]
             case .array(let inner), .optional(let inner): names(inner)
+            case .dictionary(let key, let value): names(key) + names(value)
             default: []
             }
         }
@@ -96,6 +102,27 @@ extension ActivityDeclaration {
             return .object(["anyOf": .array([schema(of: wrapped, form: form), .object(["type": .string("null")])])])
         case .structure(let name), .enumeration(let name):
             return .object(["$ref": .string("#/$defs/\(name)")])
+        case .uuid: return .object(["type": .string("string"), "format": .string("uuid")])
+        case .decimal: return .object(["type": .string("number")])
+        case .dictionary(let key, let value):
+            if key == .string { return .object(["type": .string("object"), "additionalProperties": schema(of: value, form: form)]) }
+            if isObjectKey(key) {
+                return .object(["type": .string("object"), "propertyNames": key == .integer("Int") ? .object(["pattern": .string("^[+-]?[0-9]+$")]) : schema(of: key, form: form),
+                                "additionalProperties": schema(of: value, form: form)])
+            }
+            return .object(["type": .string("array"), "description": .string("alternating keys (\(key.swiftName)) and values (\(value.swiftName))")])
         }
+    }
+
+    /// A raw-value enum as `enum` of its raw values; a keyed enum as `oneOf` objects, one per case.
+    private func schema(of declared: DeclaredEnum, form: ContentForm) -> JSONValue {
+        guard declared.isKeyed else {
+            return .object(["title": .string(declared.swiftName), "enum": .array(declared.cases.map(\.rawValue))])
+        }
+        let cases: [JSONValue] = declared.cases.map { element in
+            let payload = schema(of: DeclaredStruct(name: element.name, fields: element.payload, ignored: [], line: 0), form: form)
+            return .object(["type": .string("object"), "properties": .object([element.name: payload]), "required": .array([.string(element.name)])])
+        }
+        return .object(["title": .string(declared.swiftName), "oneOf": .array(cases)])
     }
 }

@@ -46,6 +46,13 @@ public struct ActivityDeclaration: Sendable, Hashable {
         self.enums = enums
     }
 
+    /// Whether a dictionary keyed by `key` is a JSON object (`String`, `Int`, or a `CodingKeyRepresentable`
+    /// enum's raw values) rather than a flat array of alternating key, value, as `Dictionary(from:)` decides.
+    public func isObjectKey(_ key: DeclaredType) -> Bool {
+        if case .enumeration(let name) = key { return enums[name]?.isCodingKeyRepresentable ?? false }
+        return key.isObjectKey
+    }
+
     /// The struct for `part`.
     public func root(_ part: DeclaredPart) -> DeclaredStruct {
         part == .attributes ? attributes : contentState

@@ -4,20 +4,20 @@ import Foundation
 extension DeclarationConverter {
     /// Reads a date in the source form: a number of seconds since 2001-01-01 (Codable, `deferredToDate`)
     /// or an ISO-8601 string (protocol).
-    func date(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+    ///
+    /// In the Codable form any finite number is a date, as Foundation's `Date(from:)` reads any `Double`
+    /// with no range check: iOS applies such a push. A date outside what this server's protocol form carries
+    /// (1600 to early 3015: Unix milliseconds, most often) is applied too, with a loud warning saying where it
+    /// lands and whether it looks like milliseconds; ``write(_:)`` clamps it into that range.
+    mutating func date(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
         switch source {
         case .codable:
             guard case .number(let seconds) = value, seconds.isFinite else {
                 throw mismatch("Double", expected: "a number of seconds since 2001-01-01", value, path)
             }
-            guard abs(seconds) <= CodableDate.maximumMagnitude else {
-                let hint = seconds > 1e11 ? " (milliseconds? Date wants seconds)" : ""
-                throw corrupted("date \(DecodingFailure.show(value)) is out of range",
-                                debug: "\(DecodingFailure.show(value)) seconds since 2001-01-01 is more than 1,000 years away.",
-                                protocolReason: "", path,
-                                codableNote: "\(DecodingFailure.show(value)) seconds since 2001-01-01 is more than 1,000 years away\(hint)")
-            }
-            return try supported(Date(timeIntervalSinceReferenceDate: seconds), value, path)
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            if date < Self.earliestDate || date > Self.latestDate { warn(path, Self.farDate(seconds)) }
+            return date
         case .protocolForm:
             let expected = "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(DecodingFailure.show(value))"
             guard case .string(let text) = value else {
@@ -51,12 +51,40 @@ extension DeclarationConverter {
         throw corrupted("date \(DecodingFailure.show(value)) is out of range", debug: text + ".", protocolReason: text, path, codableNote: text)
     }
 
-    /// Writes a date in the target form.
+    /// Writes a date in the target form; in the protocol form, clamped to ``earliestDate``…``latestDate``.
     func write(_ date: Date) -> JSONValue {
         switch target {
         case .codable: .number(date.timeIntervalSinceReferenceDate)
-        case .protocolForm: .string(ISODate.format(date))
+        case .protocolForm: .string(ISODate.format(min(max(date, Self.earliestDate), Self.latestDate)))
         }
+    }
+
+    /// `57918` as `57,918`.
+    private static func grouped(_ number: Int64) -> String {
+        var digits = String(number.magnitude)
+        var index = digits.endIndex
+        while digits.distance(from: digits.startIndex, to: index) > 3 {
+            index = digits.index(index, offsetBy: -3)
+            digits.insert(",", at: index)
+        }
+        return (number < 0 ? "-" : "") + digits
+    }
+
+    /// The warning for a Codable-form date outside 1600…3015: the year it lands in (iOS shows that date), what it
+    /// would be if it were Unix milliseconds (the usual mistake: JavaScript's `Date.now()`), and what is stored.
+    static func farDate(_ seconds: Double) -> String {
+        let year = (2001 + seconds / 31_556_952).rounded(.down)
+        let shownYear = abs(year) < 1e15 ? Self.grouped(Int64(year)) : String(format: "%.3g", year)
+        var text = "date \(seconds.jsonText) seconds since 2001-01-01 lands in the year \(shownYear): the app applies it "
+            + "and shows a date \(seconds > 0 ? "that far ahead" : "that far back")"
+        let asUnixMilliseconds = Date(timeIntervalSince1970: seconds / 1000)
+        if abs(seconds) >= 1e11, asUnixMilliseconds > Date(timeIntervalSince1970: 0), asUnixMilliseconds < Date(timeIntervalSince1970: 4_102_444_800) {
+            text += "; it looks like Unix milliseconds (as such, \(ISODate.format(asUnixMilliseconds))): Date wants seconds since 2001-01-01"
+        } else if abs(seconds) >= 1e11 {
+            text += "; it looks like milliseconds: Date wants seconds since 2001-01-01"
+        }
+        let stored = seconds > 0 ? latestDate : earliestDate
+        return text + "; stored here as \(ISODate.format(stored)), the \(seconds > 0 ? "latest" : "earliest") date this server carries"
     }
 
     /// Reads a `ClosedRange<Date>` or `Range<Date>` (`[lower, upper]`, or `{"start", "end"}`) and writes it in
@@ -112,7 +140,7 @@ extension DeclarationConverter {
         }
     }
 
-    private func bound(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
+    private mutating func bound(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
         if value == .null { throw valueNotFound(.date, path) }
         return try date(value, path)
     }

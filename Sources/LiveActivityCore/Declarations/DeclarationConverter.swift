@@ -40,6 +40,13 @@ struct DeclarationConverter {
     // MARK: - Structs
 
     mutating func convert(_ value: JSONValue, as structure: DeclaredStruct, path: Path) throws(DecodingFailure) -> JSONValue {
+        if value == .null, path.isEmpty {
+            // The root: `JSONDecoder` asks for a keyed container of null (a nested null is caught by the field's type).
+            throw DecodingFailure(kind: .valueNotFound, codingPath: path, type: "Dictionary<String, Any>",
+                                  debugDescription: "Cannot get keyed decoding container -- found null value instead",
+                                  reason: source == .codable ? "valueNotFound: expected an object of \(structure.swiftName), found null"
+                                      : "required field is null (it is not optional)")
+        }
         guard case .object(let object) = value else {
             throw mismatch("Dictionary<String, Any>", expected: "an object", value, path)
         }
@@ -89,7 +96,9 @@ struct DeclarationConverter {
             return try integer(value, type, path)
         case .double(let name):
             guard case .number(let number) = value, number.isFinite else { throw mismatch(Self.swiftFloat(name), expected: "a number", value, path) }
-            if name == "Float" || name == "Float32", abs(number) > Double(Float.greatestFiniteMagnitude) {
+            let isFloat = name == "Float" || name == "Float32"
+            // Float: too large for it, or so small it would round to zero (JSONDecoder refuses both).
+            if isFloat, abs(number) > Double(Float.greatestFiniteMagnitude) || (number != 0 && Float(number) == 0) {
                 throw corrupted("number \(DecodingFailure.show(value)) does not fit in Float",
                                 debug: "Parsed JSON number <\(DecodingFailure.show(value))> does not fit in Float.",
                                 protocolReason: "\(DecodingFailure.show(value)) is too large for a Float", path)
@@ -121,7 +130,21 @@ struct DeclarationConverter {
             guard let structure = declaration.structs[name] else { throw mismatch(type.swiftName, expected: "an object", value, path) }
             return try convert(value, as: structure, path: path)
         case .enumeration(let name):
+            if let declared = declaration.enums[name], declared.isKeyed { return try keyed(value, declared, path) }
             return try enumeration(value, declaration.enums[name], path)
+        case .uuid:
+            guard case .string(let text) = value else { throw mismatch("String", expected: "a UUID string", value, path) }
+            guard UUID(uuidString: text) != nil else {
+                throw corrupted("invalid UUID string \(DecodingFailure.show(value))", debug: "Attempted to decode UUID from invalid UUID string.",
+                                protocolReason: "expected a UUID such as \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", got \(DecodingFailure.show(value))",
+                                path)
+            }
+            return value
+        case .decimal:
+            guard case .number(let number) = value, number.isFinite else { throw mismatch("Decimal", expected: "a number", value, path) }
+            return value
+        case .dictionary(let key, let element):
+            return try dictionary(value, key: key, value: element, path)
         }
     }
 

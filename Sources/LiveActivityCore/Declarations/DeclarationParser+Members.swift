@@ -25,7 +25,13 @@ extension DeclarationParser {
                 waiting.removeAll()
             }
             if current.isPunctuation("=") {
+                let equals = current
                 advance()
+                let next = current
+                if next.kind == .end || next.isPunctuation("}") || next.isPunctuation(",") || next.isPunctuation(";")
+                    || (next.line > equals.line && startsDeclaration(next)) {
+                    throw fail("property \"\(property.name)\" has \"=\" but no initial value", line: equals.line)
+                }
                 property.hasInitialValue = true
                 property.literalType = loneLiteralType()
                 try skipExpression()
@@ -86,7 +92,7 @@ extension DeclarationParser {
             advance()
             if current.isPunctuation("(") {
                 element.hasAssociatedValues = true
-                try skipGroup()
+                element.associatedValues = try associatedValues()
             }
             if current.isPunctuation("=") {
                 advance()
@@ -98,6 +104,41 @@ extension DeclarationParser {
             advance()
         }
         try skipExpression()
+        return found
+    }
+
+    /// At `(` after a case name: its associated values (`(Int, label: String, other: Double = 1)`), up to and
+    /// including the matching `)`. A default value is skipped; whatever is not `label: Type` or `Type` is
+    /// skipped to the next `,` at the same depth.
+    private mutating func associatedValues() throws(DeclarationError) -> [CaseSyntax.AssociatedValue] {
+        let start = index
+        advance()
+        var found: [CaseSyntax.AssociatedValue] = []
+        while !current.isPunctuation(")") {
+            if atEnd || current.isPunctuation("}") {
+                index = start
+                try skipGroup()
+                return found
+            }
+            var label: String?
+            if current.kind == .identifier, peek(1).isPunctuation(":") {
+                label = current.text == "_" ? nil : current.text
+                advance()
+                advance()
+            } else if current.kind == .identifier, peek(1).kind == .identifier, peek(2).isPunctuation(":") {
+                // `_ name: Type`: the external label is the first word.
+                label = current.text == "_" ? nil : current.text
+                advance(); advance(); advance()
+            }
+            let before = index
+            found.append(CaseSyntax.AssociatedValue(label: label, type: try type(depth: 1)))
+            // A default value, or anything else, up to the next `,` or the closing `)`.
+            while !current.isPunctuation(","), !current.isPunctuation(")"), !atEnd, !current.isPunctuation("}") {
+                if isOpener(current) { try skipGroup() } else { advance() }
+            }
+            if current.isPunctuation(",") { advance() } else if index == before, !current.isPunctuation(")") { advance() }
+        }
+        advance()
         return found
     }
 

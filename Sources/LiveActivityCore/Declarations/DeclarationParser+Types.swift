@@ -47,7 +47,8 @@ extension DeclarationParser {
             } else {
                 result = .array(key)
             }
-            if current.isPunctuation("]") { advance() } else { result = .other(text(from: start)) }
+            guard current.isPunctuation("]") else { throw neverClosed("]", line: token.line) }
+            advance()
         } else if token.isPunctuation("(") {
             try skipGroup()
             result = .other(text(from: start))

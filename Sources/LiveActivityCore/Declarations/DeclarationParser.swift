@@ -73,7 +73,7 @@ struct DeclarationParser {
         repeat {
             let token = current
             if token.kind == .end, let open = stack.last {
-                throw fail("unbalanced brackets: the \(Self.opener(of: open.closer)) opened here is never closed by \(open.closer)", line: open.line)
+                throw neverClosed(open.closer, line: open.line)
             }
             if token.kind == .punctuation {
                 if let closer = Self.closers[token.text] {
@@ -81,12 +81,12 @@ struct DeclarationParser {
                 } else if [")", "]", "}"].contains(token.text), let open = stack.last {
                     if token.text == open.closer {
                         stack.removeLast()
-                    } else if token.text == "}" || open.closer == "}" {
-                        throw fail("unbalanced brackets: found \(token.text) where \(open.closer) closes the \(Self.opener(of: open.closer)) "
-                                   + "of line \(open.line)", line: token.line)
+                    } else if token.text == "}" {
+                        // A `(` or `[` still open when its block ends: the opener is the fault.
+                        throw neverClosed(open.closer, line: open.line)
                     } else {
-                        // `(` closed by `]` or the reverse inside code: tolerated, it closes the innermost group.
-                        stack.removeLast()
+                        throw fail("\(Self.groupWords(open.closer == "}" ? token.text : open.closer)): found \(token.text) where \(open.closer) "
+                                   + "closes the \(Self.opener(of: open.closer)) of line \(open.line)", line: token.line)
                     }
                 }
             }
@@ -94,7 +94,21 @@ struct DeclarationParser {
         } while !stack.isEmpty
     }
 
-    private static func opener(of closer: String) -> String {
+    /// `unbalanced parentheses: the ( opened here is never closed by )` (brackets, braces alike).
+    func neverClosed(_ closer: String, line: Int) -> DeclarationError {
+        fail("\(Self.groupWords(closer)): the \(Self.opener(of: closer)) opened here is never closed by \(closer)", line: line)
+    }
+
+    /// `unbalanced parentheses`, `unbalanced brackets` or `unbalanced braces`, by either delimiter.
+    static func groupWords(_ delimiter: String) -> String {
+        switch delimiter {
+        case "(", ")": "unbalanced parentheses"
+        case "[", "]": "unbalanced brackets"
+        default: "unbalanced braces"
+        }
+    }
+
+    static func opener(of closer: String) -> String {
         switch closer {
         case "}": "{"
         case ")": "("
@@ -159,6 +173,10 @@ struct DeclarationParser {
         }
         let token = current
         guard token.kind == .identifier else {
+            if token.isPunctuation(")") || token.isPunctuation("]") {
+                let opener = token.text == ")" ? "(" : "["
+                throw fail("\(Self.groupWords(token.text)): \(token.text) without a matching \(opener)", line: token.line)
+            }
             if isOpener(token) { try skipGroup() } else { advance() }
             return
         }

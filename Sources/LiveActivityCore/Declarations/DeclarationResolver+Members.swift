@@ -94,29 +94,43 @@ extension DeclarationResolver {
         return map
     }
 
-    /// Records an enum with `String` or integer raw values: implicit `String` raw values are the case names,
-    /// implicit integers count up from the previous case (from 0).
-    mutating func enumeration(_ declaration: TypeDeclarationSyntax) throws(DeclarationError) {
+    /// Raw types Swift allows that the reader does not (`Double`, `Character`…): refused by name.
+    private static let otherRawTypes: Set<String> = ["Double", "Float", "Float32", "Float64", "CGFloat", "Character", "Substring"]
+
+    /// Records an enum: with `String` or integer raw values (implicit `String` raw values are the case names,
+    /// implicit integers count up from the previous case, from 0), or without a raw type, in Swift 5.5's
+    /// synthesized keyed form (each associated value resolved like a property).
+    mutating func enumeration(_ declaration: TypeDeclarationSyntax, depth: Int = 0) throws(DeclarationError) {
         let name = declaration.qualifiedName
-        guard enums[name] == nil else { return }
+        guard enums[name] == nil, !resolving.contains(name) else { return }
         var rawType: DeclaredType?
+        var first: String?
         if case .named(var path, let arguments)? = declaration.inherits.first, arguments.isEmpty {
             if path.count == 2, path[0] == "Swift" { path.removeFirst() }
+            first = path.count == 1 ? path[0] : nil
             if path == ["String"] { rawType = .string }
             if path.count == 1, ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"].contains(path[0]) {
                 rawType = .integer(path[0])
             }
         }
-        guard let rawType, !declaration.isGeneric else {
-            throw fail(declaration.line, "enum \"\(declaration.name)\" has no String or Int raw type; only raw-value enums "
-                                         + "(\"enum \(declaration.name): String, Codable\") are supported")
+        guard !declaration.isGeneric else {
+            throw fail(declaration.line, "enum \"\(declaration.name)\" is generic; only non-generic enums are supported")
+        }
+        if let first, Self.otherRawTypes.contains(first) {
+            throw fail(declaration.line, "enum \"\(declaration.name)\" has raw type \(first); only String and integer raw types "
+                                         + "(or no raw type) are supported")
+        }
+        guard let rawType else {
+            try keyedEnumeration(declaration, depth: depth)
+            return
         }
         var cases: [DeclaredEnum.Case] = []
         var owners: [JSONValue: String] = [:]
         var next = 0
         for element in declaration.cases {
             guard !element.hasAssociatedValues else {
-                throw fail(element.line, "case \"\(element.name)\" of enum \(declaration.name) has associated values; only raw-value enums are supported")
+                throw fail(element.line, "case \"\(element.name)\" of enum \(declaration.name) has associated values, which an enum with "
+                                         + "a raw type cannot have")
             }
             let raw: JSONValue
             switch (rawType, element.rawValue) {
@@ -144,6 +158,51 @@ extension DeclarationResolver {
             owners[raw] = element.name
             cases.append(DeclaredEnum.Case(name: element.name, rawValue: raw))
         }
-        enums[name] = DeclaredEnum(name: name, rawType: rawType, cases: cases, line: declaration.line)
+        let conformances = declaration.inherits + (syntax.extensionConformances[name] ?? [])
+            + (syntax.extensionConformances[declaration.name] ?? [])
+        let representable = (rawType == .string || rawType == .integer("Int")) && conformances.contains {
+            if case .named(let path, _) = $0 { return path.last == "CodingKeyRepresentable" }
+            return false
+        }
+        enums[name] = DeclaredEnum(name: name, rawType: rawType, cases: cases, line: declaration.line, isCodingKeyRepresentable: representable)
+    }
+}
+
+extension DeclarationResolver {
+    /// Records an enum without a raw type as Swift 5.5+ synthesizes its `Codable`: each case is a key; its
+    /// associated values are the fields of the nested object, keyed by label or `_0`, `_1`… by position.
+    /// - Throws: ``DeclarationError`` for a hand-written `init(from:)`, a custom `CodingKeys`, or an associated
+    ///   value of an unsupported type.
+    mutating func keyedEnumeration(_ declaration: TypeDeclarationSyntax, depth: Int) throws(DeclarationError) {
+        let name = declaration.qualifiedName
+        guard !declaration.hasCustomDecoder else {
+            throw fail(declaration.line, "enum \"\(declaration.name)\" decodes itself with init(from:); "
+                                         + "only synthesized Codable conformances can be mirrored")
+        }
+        if syntax.types[name + ".CodingKeys"] != nil {
+            throw fail(declaration.line, "enum \"\(declaration.name)\" has its own CodingKeys; only the synthesized keyed form "
+                                         + "({\"caseName\": {…}}) is supported")
+        }
+        resolving.insert(name)
+        defer { resolving.remove(name) }
+        var cases: [DeclaredEnum.Case] = []
+        var seen: [String: Int] = [:]
+        for element in declaration.cases {
+            if let first = seen[element.name] {
+                throw fail(element.line, "duplicate case \"\(element.name)\" in \(declaration.name) (first declared on line \(first))")
+            }
+            seen[element.name] = element.line
+            guard element.rawValue == nil else {
+                throw fail(element.line, "case \"\(element.name)\" of enum \(declaration.name) has a raw value but the enum has no raw type")
+            }
+            var payload: [DeclaredField] = []
+            for (position, value) in element.associatedValues.enumerated() {
+                let key = value.label ?? "_\(position)"
+                let type = try resolve(value.type, scope: declaration.path, line: element.line, property: "\(element.name).\(key)", depth: depth + 1)
+                payload.append(DeclaredField(name: key, key: key, type: type, hasDefault: false, line: element.line))
+            }
+            cases.append(DeclaredEnum.Case(name: element.name, rawValue: .string(element.name), payload: payload))
+        }
+        enums[name] = DeclaredEnum(name: name, rawType: .string, cases: cases, line: declaration.line, isKeyed: true)
     }
 }

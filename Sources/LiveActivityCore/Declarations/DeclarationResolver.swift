@@ -11,8 +11,11 @@ struct DeclarationResolver {
     var enums: [String: DeclaredEnum] = [:]
     var resolving: Set<String> = []
 
-    static let supported = "supported: String, Int, Double, Bool, Date, URL, ClosedRange<Date>, Range<Date>, arrays, optionals, "
-        + "structs and String/Int enums declared in this file"
+    static let supported = "supported: String, Bool, Int and Int8…UInt64, Double, Float, Decimal, Date, URL, UUID, "
+        + "ClosedRange<Date>, Range<Date>, arrays, sets, dictionaries, optionals, typealiases, and structs and enums declared in this file"
+
+    /// How the error for several `ActivityAttributes` structs in one file begins.
+    static let severalStructs = "several structs conform to ActivityAttributes"
 
     init(syntax: SourceSyntax, file: String) {
         self.syntax = syntax
@@ -42,7 +45,8 @@ struct DeclarationResolver {
             }
             guard conforming.count == 1 else {
                 let names = conforming.map { "\"\($0.qualifiedName)\"" }.joined(separator: ", ")
-                throw fail(conforming[1].line, "several structs conform to ActivityAttributes (\(names)); name the one to read")
+                throw fail(conforming[1].line, "\(Self.severalStructs) (\(names)); to read \"\(first.qualifiedName)\", write kind.json beside "
+                                               + "this file: " + #"{"swiftNames": ["\#(first.qualifiedName)"]}"#)
             }
             root = first
         }
@@ -92,7 +96,10 @@ struct DeclarationResolver {
             return .optional(try resolve(wrapped, scope: scope, line: line, property: property, depth: depth + 1))
         case .array(let element):
             return .array(try resolve(element, scope: scope, line: line, property: property, depth: depth + 1))
-        case .dictionary, .other:
+        case .dictionary(let key, let value):
+            return .dictionary(key: try resolve(key, scope: scope, line: line, property: property, depth: depth + 1),
+                               value: try resolve(value, scope: scope, line: line, property: property, depth: depth + 1))
+        case .other:
             throw unsupported(type, property, line: line)
         case .named(var path, let arguments):
             if let declared = lookup(path, scope: scope) {
@@ -115,7 +122,7 @@ struct DeclarationResolver {
             return .structure(declared.qualifiedName)
         case .enumeration:
             guard arguments.isEmpty else { throw unsupported(written, property, line: line) }
-            try enumeration(declared)
+            try enumeration(declared, depth: depth)
             return .enumeration(declared.qualifiedName)
         case .alias(let target):
             return try resolve(target, scope: Array(declared.path.dropLast()), line: line, property: property, depth: depth + 1)
@@ -134,6 +141,13 @@ struct DeclarationResolver {
         case ("Bool", 0): return .bool
         case ("Date", 0): return .date
         case ("URL", 0): return .url
+        case ("UUID", 0): return .uuid
+        case ("Decimal", 0): return .decimal
+        case ("Set", 1):
+            return .array(try resolve(arguments[0], scope: scope, line: line, property: property, depth: depth + 1))
+        case ("Dictionary", 2):
+            return .dictionary(key: try resolve(arguments[0], scope: scope, line: line, property: property, depth: depth + 1),
+                               value: try resolve(arguments[1], scope: scope, line: line, property: property, depth: depth + 1))
         case (_, 0) where Self.integers.contains(name): return .integer(name)
         case (_, 0) where Self.floats.contains(name): return .double(name)
         case ("Array", 1):

@@ -44,10 +44,18 @@ struct CaseSyntax: Sendable, Equatable {
         case other(String)
     }
 
+    /// One associated value: `minutes: Int` (label `minutes`) or `Int` (no label).
+    struct AssociatedValue: Sendable, Equatable {
+        var label: String?
+        var type: TypeSyntax
+    }
+
     var name: String
     var line: Int
     var rawValue: RawValue?
     var hasAssociatedValues: Bool
+    /// The associated values read from `(…)`, in order.
+    var associatedValues: [AssociatedValue] = []
 }
 
 /// A struct, enum or typealias declared in the file, under its qualified name (`Outer.Inner`).

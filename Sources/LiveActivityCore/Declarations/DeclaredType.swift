@@ -19,14 +19,23 @@ public indirect enum DeclaredType: Sendable, Hashable {
     case closedDateRange
     /// `Range<Date>`.
     case dateRange
-    /// `[T]` or `Array<T>`.
+    /// `[T]`, `Array<T>` or `Set<T>` (a `Set` decodes from a JSON array like an `Array`; duplicates collapse).
     case array(DeclaredType)
     /// `T?` or `Optional<T>`.
     case optional(DeclaredType)
     /// A struct declared in the file, by qualified name.
     case structure(String)
-    /// An enum with `String` or integer raw values declared in the file, by qualified name.
+    /// An enum declared in the file, by qualified name: with `String` or integer raw values, or without a raw
+    /// type (Swift 5.5's synthesized keyed form, ``DeclaredEnum/isKeyed``).
     case enumeration(String)
+    /// `UUID`: a string `UUID(uuidString:)` accepts (upper or lower case), as `UUID(from:)` decodes it.
+    case uuid
+    /// `Decimal`: a JSON number, as `JSONDecoder` decodes it.
+    case decimal
+    /// `[K: V]` or `Dictionary<K, V>`, as `Dictionary(from:)` decodes it under `JSONDecoder`: with `String`
+    /// keys a JSON object; with `Int` keys a JSON object whose keys are integers written as strings
+    /// (`{"1": …}`); with any other key type a flat JSON array of alternating key, value (`["a", 1, "b", 2]`).
+    case dictionary(key: DeclaredType, value: DeclaredType)
 
     /// The type as Swift writes it (`ClosedRange<Date>`, `[Lap]`, `Phase?`), with the last component of
     /// qualified names.
@@ -42,6 +51,9 @@ public indirect enum DeclaredType: Sendable, Hashable {
         case .array(let element): "[\(element.swiftName)]"
         case .optional(let wrapped): "\(wrapped.swiftName)?"
         case .structure(let name), .enumeration(let name): String(name.split(separator: ".").last ?? "")
+        case .uuid: "UUID"
+        case .decimal: "Decimal"
+        case .dictionary(let key, let value): "[\(key.swiftName): \(value.swiftName)]"
         }
     }
 
@@ -56,6 +68,12 @@ public indirect enum DeclaredType: Sendable, Hashable {
         if case .optional = self { return true }
         return false
     }
+
+    /// How a dictionary with this key type is written in JSON: as an object (`String` and `Int` keys, the
+    /// two `Dictionary(from:)` reads from a keyed container) or as a flat array of alternating key, value.
+    /// An enum key may be an object key too (``DeclaredEnum/isCodingKeyRepresentable``; see
+    /// ``ActivityDeclaration/isObjectKey(_:)``).
+    public var isObjectKey: Bool { self == .string || self == .integer("Int") }
 
     /// The inclusive range of an integer type (`Int8`: −128…127), as `Double`s (the JSON number type), or
     /// nil for other types. 64-bit bounds are rounded to the nearest `Double` (2⁶³ is excluded for `Int64`).
@@ -106,24 +124,38 @@ public struct DeclaredStruct: Sendable, Hashable {
     public func field(forKey key: String) -> DeclaredField? { fields.first { $0.key == key } }
 }
 
-/// An enum with raw values declared in the app's file (`enum Phase: String, Codable`).
+/// An enum declared in the app's file: with raw values (`enum Phase: String, Codable`), decoded from its raw
+/// value, or without a raw type (`enum Stage: Codable { case ordered, late(minutes: Int) }`), decoded in
+/// Swift 5.5's synthesized keyed form (``isKeyed``).
 public struct DeclaredEnum: Sendable, Hashable {
     /// One case and its raw value.
     public struct Case: Sendable, Hashable {
         /// The case name (`warmUp`).
         public var name: String
-        /// Its raw value: `.string("warm-up")` or `.number(2)`.
+        /// Its raw value: `.string("warm-up")` or `.number(2)`; for a keyed enum, the case name as a string
+        /// (the JSON key it is written under).
         public var rawValue: JSONValue
+        /// A keyed enum's associated values, in order, each as a field of the case's nested object: keyed by
+        /// its label, or `_0`, `_1`… by position when unlabelled (Swift 5.5's synthesized `Codable`). Empty
+        /// for a raw-value enum and for a case without associated values.
+        public var payload: [DeclaredField] = []
     }
 
     /// The qualified name (`IntervalWorkoutAttributes.Plan`).
     public var name: String
-    /// The raw type: `.string` or `.integer(name)`.
+    /// The raw type: `.string` or `.integer(name)` (`.string` for a keyed enum, whose case names are keys).
     public var rawType: DeclaredType
     /// The cases, in declaration order.
     public var cases: [Case]
     /// 1-based line of the declaration.
     public var line: Int
+    /// Whether the enum has no raw type and decodes in Swift 5.5's synthesized form: a JSON object with exactly
+    /// one key, the case name, whose value is an object of the case's associated values (``Case/payload``):
+    /// `{"ordered": {}}`, `{"late": {"minutes": 5}}`, `{"moved": {"_0": "Main St"}}`.
+    public var isKeyed: Bool = false
+    /// Whether the enum declares `CodingKeyRepresentable` (with a `String` or `Int` raw type, whose default
+    /// implementation Swift provides): a dictionary keyed by it is then a JSON object keyed by raw values.
+    public var isCodingKeyRepresentable: Bool = false
 
     /// The last component of ``name`` (`Plan`).
     public var swiftName: String { String(name.split(separator: ".").last ?? "") }

@@ -30,7 +30,8 @@ extension KindMetadata {
     static func read(_ value: JSONValue, folderName: String) throws(ProtocolError) -> KindMetadata {
         let reader = try FieldReader(value, path: "")
         let name = try reader.string("name", maxLength: 64) ?? folderName
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        // A Swift type name is let through here: it is a wire name only when it is the struct's (KindRegistry.kind(for:)).
+        guard KindMetadata.isKindName(name) || KindMetadata.isSwiftTypeName(name) else {
             throw .invalid("name", "\"\(name.prefix(64))\" is not a kind name (1…64 of a-z, 0-9, - and _)")
         }
         var metadata = KindMetadata(name: name, label: try reader.string("label", maxLength: 64))

@@ -1,0 +1,79 @@
+"""Every Codable shape real declarations use, over the wire (issue 27, item 4): a kind folder whose
+`Attributes.swift` has an enum without a raw type (Swift 5.5's `{"case": {…}}`), `[String: T]`, `[Int: T]` and
+flat-array dictionaries, `UUID`, `Decimal`, sized integers and a `let` with a default value, started by an
+APNs push-to-start and updated by pushes. Verdicts are JSONDecoder's (proven by DecoderDifferentialTests); here
+they reach the sender, the store and the schema endpoint. The folder has no kind.json: its name is the wire name.
+"""
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from push_helpers import http_push, push_to_start_token
+
+REPO = Path(__file__).resolve().parents[2]
+SHAPES = REPO / "Tests" / "fixtures" / "decoder-differential" / "EveryShape.swift"
+ORDER_ID = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture
+def shapes(start_server, tmp_path):
+    folder = tmp_path / "kinds" / "shapes"
+    folder.mkdir(parents=True)
+    (folder / "Attributes.swift").write_text(SHAPES.read_text())
+    return start_server("--kinds", str(tmp_path / "kinds"))
+
+
+def test_every_shape_over_apns_pushes(shapes):
+    srv = shapes
+    kinds = {k["name"]: k for k in get_json(f"{srv.url}/kinds")["kinds"]}
+    assert "shapes" in kinds and "ShapesAttributes" in kinds["shapes"]["swiftNames"], kinds.keys()
+    state = {"stage": {"late": {"minutes": 12, "reason": "traffic"}}, "tips": {"ann": 1.5}, "seats": {"1": "window"},
+             "counts": ["small", 2], "tiny": -5, "ulong": 7, "count": 3}
+    ts = int(time.time())
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "ShapesAttributes",
+                     "attributes": {"order_id": ORDER_ID, "price": 12.5, "code": 40, "version": 9},
+                     "content-state": state, "alert": {"title": "Order", "body": "placed"}}}
+    r = http_push(srv.url, push_to_start_token(srv), start)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    assert "version" in r.headers.get("liveactivity-warning", ""), r.headers  # a let with a default: not decoded
+    aid = r.headers["liveactivity-activity-id"]
+    activity = get_json(f"{srv.url}/api/activities/{aid}")
+    assert activity["attributesType"] == "shapes"
+    assert activity["attributes"] == {"order_id": ORDER_ID, "price": 12.5, "code": 40}
+    assert activity["content"]["state"]["stage"] == {"late": {"minutes": 12, "reason": "traffic"}}
+    assert activity["content"]["state"]["seats"] == {"1": "window"} and activity["content"]["state"]["counts"] == ["small", 2]
+    token = activity["pushToken"]
+
+    def update(n: int, content_state: dict):
+        return http_push(srv.url, token, {"aps": {"timestamp": ts + n, "event": "update", "content-state": content_state}})
+
+    cases = [
+        ({**state, "stage": {}}, "typeMismatch Stage at stage"),
+        ({**state, "stage": {"moved": {"_0": "Main St"}}}, 'keyNotFound "_1" at stage.moved'),
+        ({**state, "seats": {"one": "x"}}, "typeMismatch Int at seats.one"),
+        ({**state, "counts": ["small"]}, "dataCorrupted"),
+        ({**state, "tiny": 200}, "dataCorrupted"),
+        ({**state, "stage": {"placed": None}}, "valueNotFound"),
+    ]
+    for n, (content_state, words) in enumerate(cases, start=1):
+        r = update(n, content_state)
+        assert r.status == 200 and r.verdict == "dropped", (content_state, r.headers)
+        assert words in r.headers["liveactivity-detail"], (words, r.headers["liveactivity-detail"])
+    r = update(20, {**state, "stage": {"handedOver": {"to": {"name": "Bo", "id": ORDER_ID}}}})
+    assert r.verdict == "applied", r.headers
+    assert get_json(f"{srv.url}/api/activities/{aid}")["content"]["state"]["stage"] == {"handedOver": {"to": {"name": "Bo", "id": ORDER_ID}}}
+
+    schema = get_json(f"{srv.url}/kinds/shapes/schema?form=codable")
+    stage = schema["contentState"]["$defs"]["ShapesAttributes.Stage"]
+    assert [list(c["properties"]) for c in stage["oneOf"]] == [["placed"], ["late"], ["moved"], ["handedOver"]]
+    assert schema["attributes"]["properties"]["order_id"]["format"] == "uuid"
