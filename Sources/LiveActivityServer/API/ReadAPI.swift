@@ -29,9 +29,10 @@ struct ReadAPI {
         var metrics: () -> String
         /// The token `start` pushes are addressed to.
         var pushToStartToken: String
-        /// Reads the store's finished activities, `(limit, before, beforeId)`, newest first, off the service
-        /// thread, and hands the result to the continuation, which runs on the service thread.
-        var history: (Int, Date?, String?, @escaping (Result<[HistoryEntry], StoreReadError>) -> Void) -> Void
+        /// Reads the store's finished activities, `(limit, before, beforeId)`, newest first, and encodes them
+        /// as the `history` message, off the service thread; hands the JSON to the continuation, which runs on
+        /// the service thread.
+        var history: (Int, Date?, String?, @escaping (Result<[UInt8], StoreReadError>) -> Void) -> Void
         /// The `storage_unavailable` error for a store failure (the cause goes to the log, not the client).
         var storageUnavailable: (any Error) -> ProtocolError
         /// Where unexpected failures are logged.
@@ -105,7 +106,7 @@ struct ReadAPI {
             }
             context.history(limit, before, request.query("beforeId")) { result in
                 switch result {
-                case .success(let entries): responder.respond(.message(.ok, .history(requestId: nil, entries: entries)))
+                case .success(let body): responder.respond(.json(.ok, body))
                 case .failure(let error): responder.respond(.error(.serviceUnavailable, context.storageUnavailable(error)))
                 }
             }

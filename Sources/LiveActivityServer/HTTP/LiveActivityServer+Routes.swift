@@ -23,7 +23,9 @@ extension LiveActivityServer {
             pushToStartToken: pushToStartToken,
             history: { [unowned self] limit, before, beforeId, then in
                 storeReader.read({ store in
-                    Result { try store.history(limit: limit, before: before, beforeId: beforeId) }.mapError { StoreReadError($0) }
+                    Result { try store.history(limit: limit, before: before, beforeId: beforeId) }
+                        .map { ServerMessage.history(requestId: nil, entries: $0).encoded() }
+                        .mapError { StoreReadError($0) }
                 }, then: then)
             },
             storageUnavailable: { [unowned self] error in storageUnavailable(error) },

@@ -22,9 +22,9 @@ struct InspectorRoutes {
         var records: (UInt64?) -> [Inspection]
         /// Whether budget emulation marks the records (`--emulate-budget`).
         var budgetEmulation: Bool
-        /// Reads the timeline of the activity with this id (off the service thread) and hands it, or nil when
-        /// unknown, to the continuation, which runs on the service thread.
-        var timeline: (String, @escaping (LiveActivityServer.Timeline?) -> Void) -> Void
+        /// Reads the timeline of the activity with this id and encodes it as JSON (off the service thread),
+        /// and hands it, or nil when unknown, to the continuation, which runs on the service thread.
+        var timeline: (String, @escaping ([UInt8]?) -> Void) -> Void
     }
 
     /// The folder served at `/`, which holds inspector.html.
@@ -84,7 +84,7 @@ struct InspectorRoutes {
                 return responder.respond(.error(.notFound, ProtocolError(.unknownActivity, field: "id",
                                                 message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")))
             }
-            responder.respond(.json(.ok, Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data())))
+            responder.respond(.json(.ok, timeline))
         }
     }
 }

@@ -254,15 +254,15 @@ extension LiveActivityServer {
     // MARK: Timelines
 
     /// One activity's life on a time axis.
-    struct Timeline: Encodable {
-        struct Point: Encodable {
+    struct Timeline: Encodable, Sendable {
+        struct Point: Encodable, Sendable {
             var sequence: UInt64
             var event: String
             var at: Date
             var approximate: Bool
             var activityState: String
         }
-        struct Push: Encodable {
+        struct Push: Encodable, Sendable {
             var inspectionId: UInt64
             var at: Date
             var type: String
@@ -290,9 +290,13 @@ extension LiveActivityServer {
     }
 
     /// The timeline of `activityId` from the event log (read off the service thread) and the inspector's
-    /// records; `then` gets it on the service thread, nil when the activity is unknown.
-    func timeline(of activityId: String, then: @escaping (Timeline?) -> Void) {
-        readLogEvents(for: activityId) { [self] logged in then(timeline(of: activityId, logged: logged)) }
+    /// records, encoded as JSON off the service thread too; `then` gets it on the service thread, nil when the
+    /// activity is unknown.
+    func timeline(of activityId: String, then: @escaping ([UInt8]?) -> Void) {
+        readLogEvents(for: activityId) { [self] logged in
+            guard let timeline = timeline(of: activityId, logged: logged) else { return then(nil) }
+            storeReader.offLoop({ Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()) }, then: then)
+        }
     }
 
     /// The timeline of `activityId` from its logged events and the inspector's records; nil when unknown.

@@ -55,6 +55,22 @@ final class StoreReader: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` (work that needs no store: encoding a large answer) on a background thread, then `then`
+    /// with its result on the service thread. Service thread only. A synchronous reader (a store in memory,
+    /// tests) runs it at once.
+    func offLoop<Result: Sendable>(_ body: @escaping @Sendable () -> Result, then: @escaping (Result) -> Void) {
+        if isSynchronous {
+            then(body())
+            return
+        }
+        let ticket = nextTicket
+        nextTicket += 1
+        waiting[ticket] = { value in then(value as! Result) }
+        DispatchQueue.global(qos: .userInitiated).async { [handBack] in
+            handBack(ticket, body())
+        }
+    }
+
     /// Runs the continuation of a finished read. Service thread only (called from the inbox).
     func finish(_ ticket: UInt64, _ value: any Sendable) {
         waiting.removeValue(forKey: ticket)?(value)

@@ -254,22 +254,24 @@ extension LiveActivityServer {
         }
     }
 
-    /// Answers `history` from the reader thread, in its place among the session's replies.
+    /// Answers `history` from the reader thread (read and encoded there), in its place among the session's
+    /// replies.
     func answerHistory(_ query: HistoryQuery, requestId: JSONValue?, to session: Session) {
         guard let reservation = hub.reserve(for: session) else { return }
-        storeReader.read({ store -> Result<[HistoryEntry], StoreReadError> in
+        storeReader.read({ store -> Result<Frame, StoreReadError> in
             Result { try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId) }
+                .map { Frame(ServerMessage.history(requestId: requestId, entries: $0).encoded()) }
                 .mapError { StoreReadError($0) }
         }) { [self] result in
-            let message: ServerMessage
+            let frame: Frame
             switch result {
-            case .success(let entries): message = .history(requestId: requestId, entries: entries)
+            case .success(let history): frame = history
             case .failure(let error):
                 let refusal = storageUnavailable(error)
                 metrics.errors[refusal.code.rawValue, default: 0] += 1
-                message = .error(requestId: requestId, refusal)
+                frame = Frame(ServerMessage.error(requestId: requestId, refusal).encoded())
             }
-            perform(hub.fill(reservation, with: [Frame(message.encoded())]))
+            perform(hub.fill(reservation, with: [frame]))
         }
     }
 
