@@ -184,6 +184,52 @@ def test_every_reason_as_apns_gives_it(tls_server, transport):
         watcher.close()
 
 
+def test_a_dismissed_activitys_token_is_unregistered_over_http2_and_http1(tls_server, monkeypatch):
+    """Issue 29 item 1: a push to the token of a dismissed activity gets APNs's 410 `Unregistered` with the time
+    the token stopped being valid (milliseconds since 1970), from aioapns and httpx over HTTP/2 and from HTTP/1.1;
+    a token never issued stays 400 `BadDeviceToken`. (Before: 400 `BadDeviceToken` for both.)"""
+    from aioapns import APNs, NotificationRequest, PushType
+    from aioapns.connection import APNsDevelopmentClientProtocol
+    monkeypatch.setattr(APNsDevelopmentClientProtocol, "APNS_SERVER", "127.0.0.1")
+    monkeypatch.setattr(APNsDevelopmentClientProtocol, "APNS_PORT", tls_server.apns_port)
+    watcher = Watcher(tls_server)
+    h2client = H2(tls_server)
+    loop = asyncio.new_event_loop()
+    try:
+        activity = watcher.start()
+        token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
+        before_ms = int(time.time() * 1000) - 1000
+        rid = new_id()
+        watcher.ws.send(json.dumps({"type": "end", "requestId": rid, "activityId": activity["activityId"],
+                                    "dismissalPolicy": "immediate"}))
+        watcher.wait(lambda m: m.get("requestId") == rid and m["type"] == "ack")
+        watcher.event("dismissed", activity["activityId"])
+        after_ms = int(time.time() * 1000) + 1000
+
+        async def make_client():
+            return APNs(key=tls_server.key_pem.decode(), key_id=KID, team_id=TEAM, topic=TOPIC, use_sandbox=True,
+                        ssl_context=ssl.create_default_context(cafile=str(tls_server.cert)))
+        client = loop.run_until_complete(make_client())
+        gone = loop.run_until_complete(client.send_notification(NotificationRequest(
+            device_token=token, message=update_payload(), push_type=PushType.LIVEACTIVITY)))
+        assert (gone.status, gone.description) == ("410", "Unregistered"), (gone.status, gone.description)
+        assert isinstance(gone.timestamp, int) and before_ms <= gone.timestamp <= after_ms, (gone.timestamp, before_ms, after_ms)
+
+        headers = {"apns-push-type": "liveactivity", **tls_server.headers}
+        body = json.dumps(update_payload()).encode()
+        for transport, send in (("http2", h2client), ("http1.1", lambda *a: h1_request(tls_server, *a))):
+            r = send("POST", f"/3/device/{token}", headers, body)
+            assert (r.status, r.reason) == (410, "Unregistered"), (transport, r.status, r.body)
+            assert set(r.json) == {"reason", "detail", "timestamp"}, (transport, r.body)
+            assert r.json["timestamp"] == gone.timestamp, (transport, r.json, gone.timestamp)
+            never = send("POST", f"/3/device/{'0' * 64}", headers, body)
+            assert (never.status, never.reason) == (400, "BadDeviceToken"), (transport, never.status, never.body)
+    finally:
+        loop.close()
+        h2client.close()
+        watcher.close()
+
+
 def test_without_a_key_a_guarded_server_takes_the_controller_token_not_jwts(tmp_path):
     server = start_apns(tmp_path, "--controller-token", "ctl", tls=False, key=False, name="test_apns_http2-guarded")
     client = H2(server)

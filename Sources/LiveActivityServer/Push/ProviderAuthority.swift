@@ -203,7 +203,8 @@ enum APNsHeaderChecks {
     }
 
     /// An APNs-shaped answer: the status, the id header (`apns-id` or `apns-request-id`), `apns-unique-id`,
-    /// our `liveactivity-*` headers, and for a refusal `{"reason": …, "detail": …}` (sorted keys).
+    /// our `liveactivity-*` headers, and for a refusal `{"reason": …, "detail": …}` (sorted keys), plus
+    /// `"timestamp"` (milliseconds since 1970) for 410 `Unregistered`.
     static func response(_ result: PushResult, idHeader: String = "apns-id", uniqueID: String?,
                          extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [(idHeader, result.apnsId)]
@@ -219,6 +220,7 @@ enum APNsHeaderChecks {
         if result.status >= 300 {
             var object: [String: JSONValue] = ["reason": .string(result.reason ?? "BadRequest")]
             if let detail = result.detail { object["detail"] = .string(detail) }
+            if let timestamp = result.timestamp { object["timestamp"] = .number(Double(timestamp)) }
             body = Array((try? bodyEncoder.encode(JSONValue.object(object))) ?? Data())
         }
         return .json(HTTPStatus(result.status), body, headers: headers)
