@@ -157,10 +157,11 @@ def test_every_reason_as_apns_gives_it(tls_server, transport):
         activity = watcher.start()
         token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
         send = h2client if transport == "http2" else (lambda *a: h1_request(tls_server, *a))
+        jwt = tls_server.token()  # one provider token per connection: APNs refuses a new one within 20 minutes
         for case, method, path, changes, payload, status, reason in _reason_table(tls_server, token):
             apns_id = new_id()
             headers = {"apns-push-type": "liveactivity", "apns-id": apns_id, **tls_server.headers,
-                       "authorization": f"bearer {tls_server.token()}"}
+                       "authorization": f"bearer {jwt}"}
             for name, value in changes.items():
                 if value is None:
                     headers.pop(name, None)
@@ -227,6 +228,38 @@ def test_a_dismissed_activitys_token_is_unregistered_over_http2_and_http1(tls_se
     finally:
         loop.close()
         h2client.close()
+        watcher.close()
+
+
+def test_a_new_provider_token_within_20_minutes_is_too_many_updates(tls_server):
+    """Issue 29 item 2: APNs takes a new provider token on a connection at most about once every 20 minutes; a
+    sooner one gets 429 `TooManyProviderTokenUpdates`, and the connection keeps working with the previous token.
+    Another connection may use the new token. (Before: every valid token was taken, 200.)"""
+    watcher = Watcher(tls_server)
+    first, second = H2(tls_server), H2(tls_server)
+    try:
+        activity = watcher.start()
+        token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
+        old_jwt, new_jwt = tls_server.token(iat=time.time() - 60), tls_server.token()
+        assert old_jwt != new_jwt
+
+        def push(client, jwt: str, seconds: int):
+            headers = {"apns-push-type": "liveactivity", "apns-topic": TOPIC, "authorization": f"bearer {jwt}"}
+            return client("POST", f"/3/device/{token}", headers, json.dumps(update_payload(seconds, timestamp=time.time() + seconds)).encode())
+
+        assert push(first, old_jwt, 100).status == 200
+        refused = push(first, new_jwt, 200)
+        assert (refused.status, refused.reason) == (429, "TooManyProviderTokenUpdates"), (refused.status, refused.body)
+        assert set(refused.json) == {"reason", "detail"}, refused.body
+        again = push(first, old_jwt, 300)
+        assert again.status == 200 and again.headers["liveactivity-verdict"] == "applied", (again.status, again.body)
+        # the refused push changed nothing: the watcher sees the updates of the first and third pushes only
+        assert watcher.event("updated", activity["activityId"])["activity"]["content"]["state"]["workoutTimer"]
+        watcher.event("updated", activity["activityId"])
+        assert push(second, new_jwt, 400).status == 200
+    finally:
+        first.close()
+        second.close()
         watcher.close()
 
 

@@ -51,7 +51,8 @@ struct ProviderAuthority: Sendable {
     /// - Parameter now: the current time, for the token's age.
     /// - Returns: how it was let in.
     /// - Throws: ``PushRejection`` 403 `MissingProviderToken`, `InvalidProviderToken` or `ExpiredProviderToken`,
-    ///   naming what is wrong.
+    ///   naming what is wrong; 429 `TooManyProviderTokenUpdates` for a new provider token on an HTTP/2
+    ///   connection that took one less than 20 minutes ago (``ProviderTokenSlot``).
     func authorize(_ request: HTTPRequest, now: Date) throws(PushRejection) -> Grant {
         let bearer: String?
         if request.headers["authorization"] != nil {
@@ -89,6 +90,7 @@ struct ProviderAuthority: Sendable {
             throw ProviderToken.invalid("authorization: this server cannot verify provider tokens: start it with --apns-key AuthKey_<KeyID>.p8, or send the controller token")
         }
         try token.checkAge(now: now)
+        try request.providerTokenSlot?.take(bearer, now: now)
         return .providerToken(token, verified: verified)
     }
 }
