@@ -280,6 +280,14 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
     checked = subprocess.run([str(liveactivity_bin()), "kinds", "check", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 1, checked
     assert re.search(rf"^marked\t{aid}\tinterval\t.*content\.state\.note", checked.stdout, re.M), checked.stdout
+    # `list` shows it marked, with the same reason (issue 29 item 6)
+    listed_cli = subprocess.run([str(liveactivity_bin()), "list", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
+    assert listed_cli.returncode == 0, listed_cli
+    lines = listed_cli.stdout.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith(aid))
+    assert lines[row].split()[2] == "active,marked", listed_cli.stdout
+    problem = listed[0]["kindProblem"]
+    assert lines[row + 1] == f"  marked: {problem}", listed_cli.stdout
     assert srv.alive()
     # the fix on disk clears the mark
     source.write_text(ATTRIBUTES_SWIFT)
