@@ -425,7 +425,7 @@ def test_access_and_rate_errors_match_schemas(start_server):
             assert err["type"] == "error" and err["code"] == "unauthorized", err
             await send_json(ws, {"type": "hello", "requestId": "h1", "token": "view-token"})
             hello = await reply(ws, "h1")
-            assert hello == {"type": "hello", "requestId": "h1", "role": "viewer"}
+            assert hello == {"type": "hello", "requestId": "h1", "role": "viewer", "heartbeatSeconds": 15}
             snap = await recv_until(ws, lambda m: m["type"] == "snapshot")
             assert snap["role"] == "viewer"
             # a viewer may not control
