@@ -1,6 +1,9 @@
 // Pure helpers of the push inspector page: labels, filters, curl commands, timeline geometry. No DOM.
 
+import { escapedControls } from "./bidi.js";
+
 /** Human words for each verdict. */
+
 export const VERDICT_LABELS = {
   applied: "Applied",
   ignored: "Ignored by iOS",
@@ -93,12 +96,13 @@ export function shortId(id) {
 }
 
 /**
- * JSON for display (2-space indent); `undefined` shows as an em dash.
+ * JSON for display (2-space indent), bidirectional controls written as escapes (`\u202e`, as JSON writes NUL);
+ * `undefined` shows as an em dash.
  * @param {*} value
  * @returns {string}
  */
 export function pretty(value) {
-  return value === undefined ? "—" : JSON.stringify(value, null, 2);
+  return value === undefined ? "—" : escapedControls(JSON.stringify(value, null, 2));
 }
 
 /**

@@ -7,6 +7,7 @@ import { TokenKeeper, sessionStore } from "./token.js";
 import { VERDICT_LABELS, clockTime, copyText, matches, pretty, recordTitle, shortId } from "./inspector-format.js";
 import { Timeline } from "./inspector-timeline.js";
 import { Liveness } from "./liveness.js";
+import { escapedControls } from "./bidi.js";
 
 const MAX_ROWS = 500;
 const $ = (id) => document.getElementById(id);
@@ -254,7 +255,7 @@ function row(record) {
  */
 function addActivity(id, label) {
   if (!id || activities.has(id)) return;
-  activities.set(id, label || shortId(id));
+  activities.set(id, label ? escapedControls(label) : shortId(id));  // a spoofing name shows its controls escaped
   const option = el("option", "", `${activities.get(id)} (${shortId(id)})`);
   option.value = id;
   filterActivity.append(option);

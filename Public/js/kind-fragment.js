@@ -4,6 +4,7 @@
 // (docs/TEMPLATES.md). Bound elements: `[data-countdown]` ticks (clamped at 0:00, frozen while paused),
 // `<i data-icon>` becomes the icon's inline SVG, `<img data-image>` shows `F.src`.
 
+import { isolated } from "./bidi.js";
 import { compile } from "./mustache.js";
 import { buildRenderContext } from "./render-context.js";
 import { formatCountdown, parseDateMs, remainingSeconds } from "./time.js";
@@ -51,7 +52,7 @@ const FRAMES = {
   expanded: ["div", "island-expanded"], small: ["div", "activity-small"],
 };
 
-const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+const escape = (text) => isolated(String(text)).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 
 /**
  * The default layout's accessible summary, as the server's `ActivityFacts.summary` words it: the title (with the

@@ -2,7 +2,8 @@
 //
 // Browsers hide WebSocket pings from pages, and a connection that died silently (a laptop that slept, a
 // Wi-Fi change, a proxy or NAT that dropped the flow) fires no `close` for minutes. The server sends a
-// `heartbeat` every `intervalSeconds` whatever runs, so: once the interval is known, a silence of
+// `heartbeat` every `intervalSeconds` whatever runs, and says the interval from the connection's first
+// message on (`heartbeatSeconds` in `snapshot`, `caughtUp` and `hello`), so: once the interval is known, a silence of
 // DEAD_AFTER_INTERVALS intervals means the connection is dead. A `check()` (on `online`, on becoming visible,
 // after the page's timers jumped because the machine slept) sends the server a request at once and gives its
 // reply PROBE_TIMEOUT_MS: only the reply counts, since messages already on their way prove nothing about now.
@@ -10,6 +11,9 @@
 
 /** Silent heartbeat intervals after which the connection counts as dead (a heartbeat late by 1.5 intervals). */
 export const DEAD_AFTER_INTERVALS = 2.5;
+/** The messages that say the heartbeat interval: `heartbeat` (intervalSeconds), and those that start a
+ *  connection's conversation (heartbeatSeconds). */
+export const INTERVAL_MESSAGES = new Set(["heartbeat", "snapshot", "caughtUp", "hello"]);
 /** How long a check may wait for the server's answer, in ms. */
 export const PROBE_TIMEOUT_MS = 4000;
 /** Longest time between two looks at the clock, in ms (a quarter interval when that is shorter). */
@@ -46,7 +50,7 @@ export class Liveness {
    *   called once when the open connection counts as dead (then it is not watched until `opened()` again).
    * @param {() => (string|null)} options.probe sends the server a request that it answers, returning the
    *   request's requestId (null when it could not be sent).
-   * @param {(intervalSeconds: number) => void} [options.onInterval] called when a heartbeat gives a new interval.
+   * @param {(intervalSeconds: number) => void} [options.onInterval] called when a message gives a new interval.
    * @param {() => number} [options.now] the clock, epoch ms (Date.now: it keeps counting while the machine sleeps).
    * @param {() => boolean} [options.visible] whether the page is visible (hidden pages' timers are throttled,
    *   which is not a jump).
@@ -57,7 +61,7 @@ export class Liveness {
     this._onInterval = onInterval;
     this._now = now;
     this._visible = visible;
-    /** @type {number|null} the heartbeat interval in ms, from the last heartbeat (kept across connections) */
+    /** @type {number|null} the heartbeat interval in ms, from the last message saying it (kept across connections) */
     this.intervalMs = null;
     this._open = false;
     this._lastHeardMs = now();
@@ -95,7 +99,8 @@ export class Liveness {
 
   /**
    * Records one message from the server: any message proves the connection alive; the reply to the
-   * outstanding check answers it; a `heartbeat` also gives the interval.
+   * outstanding check answers it; a `heartbeat` (intervalSeconds), `snapshot`, `caughtUp` or `hello`
+   * (heartbeatSeconds) also gives the interval.
    * @param {object} message a parsed server message.
    * @param {number} [atMs] when it arrived, epoch ms.
    */
@@ -105,8 +110,8 @@ export class Liveness {
       this._probeDueMs = null;
       this._probeId = null;
     }
-    const seconds = Number(message?.intervalSeconds);
-    if (message?.type === "heartbeat" && Number.isFinite(seconds) && seconds > 0 && seconds * 1000 !== this.intervalMs) {
+    const seconds = Number(message?.type === "heartbeat" ? message?.intervalSeconds : message?.heartbeatSeconds);
+    if (INTERVAL_MESSAGES.has(message?.type) && Number.isFinite(seconds) && seconds > 0 && seconds * 1000 !== this.intervalMs) {
       this.intervalMs = seconds * 1000;
       this._schedule();
       this._onInterval(seconds);

@@ -4,7 +4,8 @@
 // Implements the required modules of the Mustache spec vendored in Tests/fixtures/mustache-spec
 // (interpolation, sections, inverted sections, comments, set delimiters, partials); no lambdas, no inheritance,
 // no dynamic names. What the spec leaves open is decided as in the Swift engine:
-// - `{{name}}` escapes & < > " ' (`&#39;`); `{{{name}}}` and `{{& name}}` do not.
+// - `{{name}}` escapes & < > " ' (`&#39;`), after rendering bidirectional controls and NUL isolated
+//   (bidi.js); `{{{name}}}` and `{{& name}}` do not.
 // - Only JSON objects have names (no array indexes, no `length`, nothing from prototypes).
 // - Strings are written as is, numbers as `String(n)`, booleans as `true` / `false`; null, arrays and objects
 //   write nothing.
@@ -13,6 +14,8 @@
 //   a template whose sections nest deeper does not compile. One render enters at most MAXIMUM_EXPANSIONS
 //   section bodies and partials (later ones write nothing), so self-including partials cannot take exponential time.
 // - Errors read `name:line:column: reason`, word for word as in Swift; columns count code points.
+
+import { isolated } from "./bidi.js";
 
 /** Deepest nesting of sections and partials rendered (the same limit as the Swift engine). */
 export const MAXIMUM_DEPTH = 64;
@@ -251,7 +254,8 @@ function text(value, escaped) {
   if (typeof value === "string") out = value;
   else if (typeof value === "number" || typeof value === "boolean") return String(value);
   else return "";
-  return escaped ? out.replace(/[&<>"']/g, (c) => ESCAPES[c]) : out;
+  // Escaped values render bidirectional controls and NUL isolated (bidi.js), as the server's renderer does.
+  return escaped ? isolated(out).replace(/[&<>"']/g, (c) => ESCAPES[c]) : out;
 }
 
 function lookup(stack, path) {

@@ -1,6 +1,7 @@
 // Client-side state: the activities the server reported, applied message by message (docs/PROTOCOL.md).
 // Pure: no DOM, no sockets. Times named *Ms are epoch milliseconds.
 
+import { isolated } from "./bidi.js";
 import { ClockSync, parseDateMs, remainingSeconds } from "./time.js";
 import { buildRenderContext } from "./render-context.js";
 
@@ -58,19 +59,19 @@ export function workoutLabel(workout) {
 
 /**
  * What an activity shows as its name: an emoji activity's emoji and own name ("🏃 Morning run"), a workout's
- * kind of workout ("Yoga").
+ * kind of workout ("Yoga"); text holding bidirectional controls or NUL rendered isolated (bidi.js).
  * @param {object} activity
  * @returns {string}
  */
 export function activityTitle(activity) {
   if (activity?.attributesType === "emoji") {
-    const name = String(activity.attributes?.name ?? "").trim() || "Emoji activity";
-    const emoji = String(activity.content?.state?.emoji ?? "").trim();
+    const name = isolated(String(activity.attributes?.name ?? "").trim()) || "Emoji activity";
+    const emoji = isolated(String(activity.content?.state?.emoji ?? "").trim());
     return emoji ? `${emoji} ${name}` : name;
   }
   const kind = KINDS.get(activity?.attributesType);
   if (kind && activity?.attributesType !== "workout") {
-    return buildRenderContext(activity, kind, Date.now()).activity.title;
+    return isolated(String(buildRenderContext(activity, kind, Date.now()).activity.title ?? ""));
   }
   return workoutLabel(workoutOf(activity));
 }

@@ -211,7 +211,9 @@ public struct ActivityRenderer: Sendable {
 
     /// Keeps a rendering live when scripts run: ticks the countdowns from their data attributes every 250 ms,
     /// and re-fetches the document every 5 s to pick up state changes, announcing those (not the ticks); with
-    /// a `data-socket` path it also re-fetches at once on every `activity` event from that WebSocket.
+    /// a `data-socket` path it also re-fetches at once on every `activity` event from that WebSocket, and drops
+    /// and reopens a socket silent for 2.5 heartbeat intervals (the interval from its first message's
+    /// `heartbeatSeconds`, or a `heartbeat`); `html[data-socket-state]` says `open` or `closed`.
     static let liveScript = """
     (() => {
       const root = document.documentElement;
@@ -247,18 +249,34 @@ public struct ActivityRenderer: Sendable {
       }
       const socketPath = root.dataset.socket;
       if (socketPath) {
-        let delay = 500;
+        let delay = 500, deadAfterMs = 0;
         const open = () => {
           const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + socketPath);
-          ws.onopen = () => { delay = 500; };
-          ws.onmessage = (event) => {
-            try { if (JSON.parse(event.data).type === "activity") refresh(); } catch (_) { /* not JSON */ }
-          };
-          ws.onclose = (event) => {
-            if (event.code === 1008) { location.reload(); return; }
+          let heardAt = Date.now();
+          const closed = (code) => {
+            clearInterval(watch);
+            root.dataset.socketState = "closed";
+            if (code === 1008) { location.reload(); return; }
             setTimeout(open, delay);
             delay = Math.min(delay * 2, 5000);
           };
+          const watch = setInterval(() => {
+            if (!deadAfterMs || Date.now() - heardAt <= deadAfterMs) return;
+            ws.onopen = ws.onmessage = ws.onclose = null;
+            ws.close();
+            closed(0);
+          }, 250);
+          ws.onopen = () => { delay = 500; heardAt = Date.now(); root.dataset.socketState = "open"; };
+          ws.onmessage = (event) => {
+            heardAt = Date.now();
+            try {
+              const message = JSON.parse(event.data);
+              const seconds = Number(message.type === "heartbeat" ? message.intervalSeconds : message.heartbeatSeconds);
+              if (seconds > 0) deadAfterMs = seconds * 2500;
+              if (message.type === "activity") refresh();
+            } catch (_) { /* not JSON */ }
+          };
+          ws.onclose = (event) => closed(event.code);
         };
         open();
       }

@@ -1,10 +1,11 @@
 /// Escaping for text and attribute values in HTML, and for text inlined into `<style>`.
 enum HTML {
-    /// Escapes `&`, `<`, `>`, `"` and `'`, so the result is safe both as text and inside a quoted attribute.
+    /// Escapes `&`, `<`, `>`, `"` and `'`, so the result is safe both as text and inside a quoted attribute;
+    /// bidirectional controls and NUL are rendered isolated first (``BidiIsolation``).
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
+        for character in BidiIsolation.isolated(text).unicodeScalars {
             switch character {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -2,9 +2,10 @@ import Foundation
 import LiveActivityClient
 
 /// The human table of activities shown by `list` and `watch`: id, activity (the workout, or the kind), state,
-/// remaining time, relevance.
+/// remaining time, relevance. An activity the server marked (`kindProblem`) shows `,marked` after its state
+/// and, on the next line, `  marked: <reason>` (the reason `kinds check --server` prints).
 enum ActivityTable {
-    /// Renders `activities` in the given order, one line each after a header line.
+    /// Renders `activities` in the given order, one line each after a header line (two for a marked one).
     /// - Parameters:
     ///   - activities: the rows, already in presentation order.
     ///   - serverNow: the server's current time, for the countdowns.
@@ -12,7 +13,7 @@ enum ActivityTable {
     static func render(_ activities: [ActivitySummary], serverNow: Date) -> String {
         let header = ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
         let rows = activities.map { activity in
-            [activity.id, activity.title, activity.state,
+            [activity.id, activity.title, activity.state + (activity.kindProblem == nil ? "" : ",marked"),
              activity.remainingSeconds(at: serverNow).map(clock) ?? "-", number(activity.relevanceScore)]
         }
         var widths = header.map(\.count)
@@ -20,11 +21,13 @@ enum ActivityTable {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
         }
         var text = ""
-        for row in [header] + rows {
+        let problems = [nil] + activities.map(\.kindProblem)
+        for (row, problem) in zip([header] + rows, problems) {
             let cells = row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }
             text += cells.joined(separator: "  ") + "\n"
+            if let problem { text += "  marked: \(problem)\n" }
         }
         return text
     }

@@ -62,7 +62,7 @@ enum WatchCommand {
         defer { withExtendedLifetime(signals) {} }
         var view = WatchView(server: options.server, terminal: isatty(STDOUT_FILENO) == 1)
         var position = ResumePosition()
-        /// The server's heartbeat interval, kept across reconnections (in seconds; nil until the first heartbeat).
+        /// The server's heartbeat interval, kept across reconnections (in seconds; nil until a message says it).
         var heartbeatSeconds: Double?
         var retry = 0
         while !stop.isSet {

@@ -26,3 +26,11 @@ struct ActivitySummaryTests {
         #expect(activity.remainingSeconds(at: Date()) == nil)
     }
 }
+
+/// A marked activity (`kindProblem`) keeps its reason for `list` and `watch` (issue 29 item 6).
+struct MarkedActivitySummaryTests {
+    @Test func aMarkedActivityKeepsItsReason() throws {
+        let activity = try #require(ActivitySummary(try JSONValue.parse(Array(#"{"id":"m","attributesType":"interval","activityState":"active","kindProblem":"content.state.note: missing","content":{"state":{},"relevanceScore":0}}"#.utf8))))
+        #expect(activity.kindProblem == "content.state.note: missing")
+    }
+}

@@ -35,3 +35,23 @@ struct ConnectionLivenessTests {
         #expect(liveness.deadSilence(at: start.addingTimeInterval(38)) == 38)
     }
 }
+
+/// The interval from a connection's first message (issue 29 item 3).
+struct FirstMessageIntervalTests {
+    @Test(arguments: ["snapshot", "caughtUp", "hello"])
+    func theFirstMessageGivesTheInterval(_ type: String) {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var liveness = ConnectionLiveness(openedAt: start)
+        liveness.heard(IncomingMessage(bytes: Array(#"{"type":"\#(type)","heartbeatSeconds":4}"#.utf8), receivedAt: start))
+        #expect(liveness.intervalSeconds == 4)
+        #expect(liveness.deadSilence(at: start.addingTimeInterval(10)) == nil)
+        #expect(liveness.deadSilence(at: start.addingTimeInterval(10.5)) == 10.5)
+    }
+
+    @Test func otherMessagesSayNoInterval() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var liveness = ConnectionLiveness(openedAt: start)
+        liveness.heard(IncomingMessage(bytes: Array(#"{"type":"ack","heartbeatSeconds":4}"#.utf8), receivedAt: start))
+        #expect(liveness.intervalSeconds == nil)
+    }
+}

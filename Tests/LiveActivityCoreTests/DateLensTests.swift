@@ -69,3 +69,41 @@ struct DateLensTests {
         #expect(native.map(\.warnings.count) == [0, 1, 0])
     }
 }
+
+/// The date lens reads a declared kind's dates from its declaration, whatever their names (issue 29 item 5).
+struct DeclaredDateLensTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func declaredDateFieldsAreListedAndCheckedWhateverTheirNames() throws {
+        let declaration = try ActivityDeclaration(swiftSource: """
+            import ActivityKit
+            struct PickupAttributes: ActivityAttributes {
+                public struct ContentState: Codable, Hashable {
+                    var ready: Date
+                    var window: ClosedRange<Date>
+                    var stops: [Stop]
+                    var label: String
+                }
+                var opened: Date
+            }
+            struct Stop: Codable, Hashable {
+                var arrival: Date?
+                var name: String
+            }
+            """)
+        let reference = now.timeIntervalSinceReferenceDate
+        let unix = now.timeIntervalSince1970
+        let payload = try JSONValue.parse(Array("""
+            {"aps":{"timestamp":\(unix),"event":"update","content-state":{"ready":\(unix),"window":[\(reference),\(unix * 1000)],
+             "stops":[{"arrival":\(reference),"name":"A"},{"arrival":null,"name":"B"}],"label":"x"},"attributes":{"opened":\(reference)}}}
+            """.utf8))
+        let entries = DateLens.push(payload, declaration: declaration, now: now)
+        #expect(entries.map(\.path) == ["aps.timestamp", "aps.content-state.ready", "aps.content-state.window[0]",
+                                        "aps.content-state.window[1]", "aps.content-state.stops[0].arrival", "aps.attributes.opened"])
+        let byPath = Dictionary(uniqueKeysWithValues: entries.map { ($0.path, $0) })
+        #expect(byPath["aps.content-state.ready"]!.warnings.contains { $0.contains("looks like Unix seconds") })
+        #expect(byPath["aps.content-state.window[1]"]!.warnings.contains { $0.contains("looks like milliseconds") })
+        #expect(byPath["aps.content-state.window[0]"]!.warnings.isEmpty)
+        #expect(DateLens.push(payload, declaration: nil, now: now) == DateLens.push(payload, now: now))
+    }
+}

@@ -141,3 +141,23 @@ enum ProviderTokenShapes {
     static let sample = [#"{"alg":"ES256","kid":"ABC123DEFG"}"#, #"{"iss":"TEAM123456","iat":1800000000}"#]
         .map { ProviderToken.base64URLEncode(Array($0.utf8)) }.joined(separator: ".") + "." + ProviderToken.base64URLEncode([UInt8](repeating: 1, count: 64))
 }
+
+/// 429 `TooManyProviderTokenUpdates`: a new provider token on one connection at most every 20 minutes (issue 29 item 2).
+struct ProviderTokenSlotTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aNewTokenWithinTwentyMinutesIsRefusedAndTheOldOneStays() throws {
+        let slot = ProviderTokenSlot()
+        try slot.take("a", now: t0)
+        try slot.take("a", now: t0 + 60)
+        #expect(throws: PushRejection.self) { try slot.take("b", now: t0 + 19 * 60) }
+        do {
+            try slot.take("b", now: t0 + 19 * 60)
+        } catch {
+            #expect(error.status == 429 && error.reason == "TooManyProviderTokenUpdates")
+        }
+        try slot.take("a", now: t0 + 19 * 60 + 30)
+        try slot.take("b", now: t0 + 20 * 60)
+        #expect(throws: PushRejection.self) { try slot.take("a", now: t0 + 21 * 60) }
+    }
+}

@@ -157,10 +157,11 @@ def test_every_reason_as_apns_gives_it(tls_server, transport):
         activity = watcher.start()
         token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
         send = h2client if transport == "http2" else (lambda *a: h1_request(tls_server, *a))
+        jwt = tls_server.token()  # one provider token per connection: APNs refuses a new one within 20 minutes
         for case, method, path, changes, payload, status, reason in _reason_table(tls_server, token):
             apns_id = new_id()
             headers = {"apns-push-type": "liveactivity", "apns-id": apns_id, **tls_server.headers,
-                       "authorization": f"bearer {tls_server.token()}"}
+                       "authorization": f"bearer {jwt}"}
             for name, value in changes.items():
                 if value is None:
                     headers.pop(name, None)
@@ -181,6 +182,84 @@ def test_every_reason_as_apns_gives_it(tls_server, transport):
         watcher.event("updated", activity["activityId"])
     finally:
         h2client.close()
+        watcher.close()
+
+
+def test_a_dismissed_activitys_token_is_unregistered_over_http2_and_http1(tls_server, monkeypatch):
+    """Issue 29 item 1: a push to the token of a dismissed activity gets APNs's 410 `Unregistered` with the time
+    the token stopped being valid (milliseconds since 1970), from aioapns and httpx over HTTP/2 and from HTTP/1.1;
+    a token never issued stays 400 `BadDeviceToken`. (Before: 400 `BadDeviceToken` for both.)"""
+    from aioapns import APNs, NotificationRequest, PushType
+    from aioapns.connection import APNsDevelopmentClientProtocol
+    monkeypatch.setattr(APNsDevelopmentClientProtocol, "APNS_SERVER", "127.0.0.1")
+    monkeypatch.setattr(APNsDevelopmentClientProtocol, "APNS_PORT", tls_server.apns_port)
+    watcher = Watcher(tls_server)
+    h2client = H2(tls_server)
+    loop = asyncio.new_event_loop()
+    try:
+        activity = watcher.start()
+        token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
+        before_ms = int(time.time() * 1000) - 1000
+        rid = new_id()
+        watcher.ws.send(json.dumps({"type": "end", "requestId": rid, "activityId": activity["activityId"],
+                                    "dismissalPolicy": "immediate"}))
+        watcher.wait(lambda m: m.get("requestId") == rid and m["type"] == "ack")
+        watcher.event("dismissed", activity["activityId"])
+        after_ms = int(time.time() * 1000) + 1000
+
+        async def make_client():
+            return APNs(key=tls_server.key_pem.decode(), key_id=KID, team_id=TEAM, topic=TOPIC, use_sandbox=True,
+                        ssl_context=ssl.create_default_context(cafile=str(tls_server.cert)))
+        client = loop.run_until_complete(make_client())
+        gone = loop.run_until_complete(client.send_notification(NotificationRequest(
+            device_token=token, message=update_payload(), push_type=PushType.LIVEACTIVITY)))
+        assert (gone.status, gone.description) == ("410", "Unregistered"), (gone.status, gone.description)
+        assert isinstance(gone.timestamp, int) and before_ms <= gone.timestamp <= after_ms, (gone.timestamp, before_ms, after_ms)
+
+        headers = {"apns-push-type": "liveactivity", **tls_server.headers}
+        body = json.dumps(update_payload()).encode()
+        for transport, send in (("http2", h2client), ("http1.1", lambda *a: h1_request(tls_server, *a))):
+            r = send("POST", f"/3/device/{token}", headers, body)
+            assert (r.status, r.reason) == (410, "Unregistered"), (transport, r.status, r.body)
+            assert set(r.json) == {"reason", "detail", "timestamp"}, (transport, r.body)
+            assert r.json["timestamp"] == gone.timestamp, (transport, r.json, gone.timestamp)
+            never = send("POST", f"/3/device/{'0' * 64}", headers, body)
+            assert (never.status, never.reason) == (400, "BadDeviceToken"), (transport, never.status, never.body)
+    finally:
+        loop.close()
+        h2client.close()
+        watcher.close()
+
+
+def test_a_new_provider_token_within_20_minutes_is_too_many_updates(tls_server):
+    """Issue 29 item 2: APNs takes a new provider token on a connection at most about once every 20 minutes; a
+    sooner one gets 429 `TooManyProviderTokenUpdates`, and the connection keeps working with the previous token.
+    Another connection may use the new token. (Before: every valid token was taken, 200.)"""
+    watcher = Watcher(tls_server)
+    first, second = H2(tls_server), H2(tls_server)
+    try:
+        activity = watcher.start()
+        token = watcher.event("started", activity["activityId"])["activity"]["pushToken"]
+        old_jwt, new_jwt = tls_server.token(iat=time.time() - 60), tls_server.token()
+        assert old_jwt != new_jwt
+
+        def push(client, jwt: str, seconds: int):
+            headers = {"apns-push-type": "liveactivity", "apns-topic": TOPIC, "authorization": f"bearer {jwt}"}
+            return client("POST", f"/3/device/{token}", headers, json.dumps(update_payload(seconds, timestamp=time.time() + seconds)).encode())
+
+        assert push(first, old_jwt, 100).status == 200
+        refused = push(first, new_jwt, 200)
+        assert (refused.status, refused.reason) == (429, "TooManyProviderTokenUpdates"), (refused.status, refused.body)
+        assert set(refused.json) == {"reason", "detail"}, refused.body
+        again = push(first, old_jwt, 300)
+        assert again.status == 200 and again.headers["liveactivity-verdict"] == "applied", (again.status, again.body)
+        # the refused push changed nothing: the watcher sees the updates of the first and third pushes only
+        assert watcher.event("updated", activity["activityId"])["activity"]["content"]["state"]["workoutTimer"]
+        watcher.event("updated", activity["activityId"])
+        assert push(second, new_jwt, 400).status == 200
+    finally:
+        first.close()
+        second.close()
         watcher.close()
 
 

@@ -288,6 +288,14 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
     checked = subprocess.run([str(liveactivity_bin()), "kinds", "check", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
     assert checked.returncode == 1, checked
     assert re.search(rf"^marked\t{aid}\tinterval\t.*content\.state\.note", checked.stdout, re.M), checked.stdout
+    # `list` shows it marked, with the same reason (issue 29 item 6)
+    listed_cli = subprocess.run([str(liveactivity_bin()), "list", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
+    assert listed_cli.returncode == 0, listed_cli
+    lines = listed_cli.stdout.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith(aid))
+    assert lines[row].split()[2] == "active,marked", listed_cli.stdout
+    problem = listed[0]["kindProblem"]
+    assert lines[row + 1] == f"  marked: {problem}", listed_cli.stdout
     assert srv.alive()
     # the fix on disk clears the mark
     source.write_text(ATTRIBUTES_SWIFT)
@@ -298,3 +306,61 @@ def test_changed_declaration_reloads_and_keeps_the_activity(declared):
     clean = subprocess.run([str(liveactivity_bin()), "kinds", "check", "--server", srv.ws_url], capture_output=True, text=True, timeout=30)
     assert clean.returncode == 0 and clean.stdout == "", clean
     assert "none of the server's 1 activity is marked" in clean.stderr, clean
+
+
+PICKUP_SWIFT = """\
+import ActivityKit
+import Foundation
+
+struct PickupAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var ready: Date
+        var window: ClosedRange<Date>
+        var slot: Date?
+        var label: String
+    }
+
+    var shop: String
+    var opened: Date
+}
+"""
+
+
+def test_date_lens_covers_a_declared_kinds_date_fields(start_server, tmp_path):
+    """Issue 29 item 5: the inspector's date lens lists a declared kind's `Date` and `ClosedRange<Date>` fields
+    in pushes, whatever their names (`ready`, `window`, `opened` name no date), and flags wrong epochs (Unix
+    seconds, milliseconds) as it does the workout's `workoutTimer`. Before, it found dates by key names only."""
+    kinds = tmp_path / "kinds"
+    (kinds / "pickup").mkdir(parents=True)
+    (kinds / "pickup" / "Attributes.swift").write_text(PICKUP_SWIFT)
+    srv = start_server("--kinds", str(kinds))
+    start_token = push_to_start_token(srv)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    unix = now.timestamp()
+    ts = int(time.time())
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "PickupAttributes",
+                     "attributes": {"shop": "Corner", "opened": unix - 3600},          # Unix seconds: 31 years off
+                     "content-state": {"ready": unix + 600,                             # Unix seconds
+                                       "window": [ref_seconds(now), ref_seconds(now + timedelta(minutes=20))],
+                                       "label": "Two coffees"},
+                     "alert": {"title": "Order", "body": "Placed"}}}
+    r = http_push(srv.url, start_token, start)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    lens = {d["path"]: d for d in get_json(f"{srv.url}/api/inspections")["inspections"][-1]["dates"]}
+    assert {"aps.attributes.opened", "aps.content-state.ready", "aps.content-state.window[0]",
+            "aps.content-state.window[1]"} <= set(lens), sorted(lens)
+    assert "aps.content-state.label" not in lens and "aps.attributes.shop" not in lens, sorted(lens)
+    for path in ("aps.attributes.opened", "aps.content-state.ready"):
+        assert any("looks like Unix seconds" in w for w in lens[path]["warnings"]), lens[path]
+    assert lens["aps.content-state.window[1]"]["warnings"] == [], lens["aps.content-state.window[1]"]
+
+    token = get_json(f"{srv.url}/api/activities/{r.headers['liveactivity-activity-id']}")["pushToken"]
+    update = {"aps": {"timestamp": ts + 1, "event": "update",
+                      "content-state": {"ready": ref_seconds(now + timedelta(minutes=5)),
+                                        "window": [ref_seconds(now), (unix + 1200) * 1000],   # milliseconds
+                                        "slot": ref_seconds(now + timedelta(minutes=8)), "label": "Two coffees"}}}
+    r = http_push(srv.url, token, update)
+    assert r.status == 200, (r.headers, r.body)
+    lens = {d["path"]: d for d in get_json(f"{srv.url}/api/inspections")["inspections"][-1]["dates"]}
+    assert lens["aps.content-state.ready"]["warnings"] == [] and lens["aps.content-state.slot"]["warnings"] == [], lens
+    assert any("looks like milliseconds" in w for w in lens["aps.content-state.window[1]"]["warnings"]), lens

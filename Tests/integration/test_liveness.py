@@ -315,3 +315,118 @@ async def _start_directly(ws_url: str) -> str:
         ack = await request(ws, {"type": "start", "requestId": "s", "attributes": {"workout": "aerobics"},
                                  "durationSeconds": 120})
         return ack["activityId"]
+
+
+# -- issue 29 item 3: the interval from the first message -----------------------------------------------------
+
+FIRST_INTERVAL = 4  # --heartbeat-seconds: long enough that no heartbeat reaches the client before the freeze
+
+
+def _right_after_a_heartbeat(ws_url: str) -> None:
+    """Returns just after the server sent a heartbeat, so the next one is FIRST_INTERVAL seconds away: a client
+    that connects now hears its first heartbeat only after the freeze, 1 s after it connected."""
+    async def body():
+        async with connect(ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            while (await recv_json(ws, timeout=3 * FIRST_INTERVAL, include_heartbeats=True))["type"] != "heartbeat":
+                pass
+    run(body())
+
+
+def test_the_first_messages_carry_the_heartbeat_interval(start_server):
+    """`snapshot`, `caughtUp` and `hello` say `heartbeatSeconds` (docs/schemas check the shapes)."""
+    srv = start_server("--heartbeat-seconds", str(FIRST_INTERVAL), "--controller-token", "first-interval-token")
+
+    async def body():
+        async with connect(srv.ws_url + "?token=first-interval-token") as raw:
+            ws = checked(raw)
+            snapshot = await recv_json(ws)
+            assert snapshot["type"] == "snapshot" and snapshot["heartbeatSeconds"] == FIRST_INTERVAL, snapshot
+            hello = await request(ws, {"type": "hello", "requestId": "h", "token": "first-interval-token"},
+                                  lambda m: m.get("requestId") == "h")
+            assert hello["type"] == "hello" and hello["heartbeatSeconds"] == FIRST_INTERVAL, hello
+            listed = await request(ws, {"type": "list", "requestId": "l"})
+            assert listed["heartbeatSeconds"] == FIRST_INTERVAL, listed
+        async with connect(srv.ws_url + f"?token=first-interval-token&since={snapshot['sequence']}") as raw:
+            caught_up = await recv_until(checked(raw), lambda m: m["type"] == "caughtUp")
+            assert caught_up["heartbeatSeconds"] == FIRST_INTERVAL, caught_up
+    run(body())
+
+
+def test_page_frozen_one_second_after_connecting_says_it_is_reconnecting(start_server, browser):
+    """Issue 29 item 3: the page learned the interval only from its first heartbeat (up to 15 s after
+    connecting), so a path that froze before then was never noticed. The snapshot carries it now: frozen 1 s
+    after the page connected, it says it is reconnecting within three heartbeat intervals."""
+    srv = start_server("--heartbeat-seconds", str(FIRST_INTERVAL))
+    proxy = StallingProxy(srv.port)
+    try:
+        _right_after_a_heartbeat(srv.ws_url)
+        open_dashboard(browser, proxy.url)
+        time.sleep(1)  # the issue's scenario: the path freezes one second after the page connected
+        proxy.stall()
+        lost = wait_for("the page to say it is reconnecting", lambda: is_reconnecting(browser), timeout=3 * FIRST_INTERVAL)
+        assert lost["lost"] == "silent", lost
+        assert lost["heartbeat"] == str(FIRST_INTERVAL), lost  # learned from the snapshot
+    finally:
+        proxy.close()
+
+
+def test_inspector_frozen_one_second_after_connecting_reconnects(start_server, browser):
+    """The inspector learns the interval from its first message too."""
+    srv = start_server("--heartbeat-seconds", str(FIRST_INTERVAL))
+    proxy = StallingProxy(srv.port)
+    try:
+        _right_after_a_heartbeat(srv.ws_url)
+        browser.get(proxy.url + "/inspector")
+        wait_for("the inspector live", lambda: status_state(browser) == "open", timeout=10)
+        time.sleep(1)
+        proxy.stall()
+        wait_for("the inspector to reconnect", lambda: status_state(browser) != "open", timeout=3 * FIRST_INTERVAL)
+        assert browser.execute_script("return document.getElementById('status').dataset.heartbeatSeconds") == str(FIRST_INTERVAL)
+    finally:
+        proxy.close()
+
+
+def test_share_page_frozen_one_second_after_connecting_reconnects(start_server, browser):
+    """A share page's live script drops a connection silent for 2.5 intervals, the interval taken from its
+    first message, and opens another (`html[data-socket-state]`)."""
+    srv = start_server("--heartbeat-seconds", str(FIRST_INTERVAL))
+    proxy = StallingProxy(srv.port)
+
+    async def share() -> str:
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            started = await request(ws, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                                         "durationSeconds": 600})
+            made = await request(ws, {"type": "share", "requestId": "sh", "activityId": started["activityId"],
+                                      "expiresIn": 600}, lambda m: m.get("requestId") == "sh")
+            return made["shares"][0]["url"].split("/s/", 1)[1]
+    try:
+        token = run(share())
+        _right_after_a_heartbeat(srv.ws_url)
+        browser.get(f"{proxy.url}/s/{token}")
+        state = lambda: browser.execute_script("return document.documentElement.dataset.socketState || null")
+        wait_for("the share page's socket open", lambda: state() == "open", timeout=10)
+        time.sleep(1)
+        proxy.stall()
+        wait_for("the share page to drop the silent socket", lambda: state() != "open", timeout=3 * FIRST_INTERVAL)
+    finally:
+        proxy.close()
+
+
+def test_watch_frozen_one_second_after_connecting_notices(start_server):
+    """`liveactivity watch` takes the interval from the snapshot too."""
+    srv = start_server("--heartbeat-seconds", str(FIRST_INTERVAL))
+    proxy = StallingProxy(srv.port)
+    _right_after_a_heartbeat(srv.ws_url)
+    proc, out = spawn("watch", "--json", "--server", f"ws://127.0.0.1:{proxy.port}/ws")
+    err = StderrReader(proc)
+    try:
+        assert json.loads(out.next(timeout=10))["type"] == "snapshot"
+        time.sleep(1)
+        proxy.stall()
+        lost = err.until(lambda line: "connection lost" in line, timeout=3 * FIRST_INTERVAL)
+        assert f"heartbeat every {FIRST_INTERVAL} s" in lost, lost
+    finally:
+        proxy.close()
+        assert stop_process(proc, timeout=5) == 0

@@ -356,6 +356,13 @@ def test_push_traffic_matches_schemas(server):
             p7, _ = await gather(ws, lambda m: m.get("requestId") == "p7",
                                  lambda m: m.get("event") == "ended" and m["activity"]["id"] == res["activityId"])
             assert p7["verdict"] == "applied", p7
+            # once dismissed, the token is gone: 410 Unregistered with when (issue 29 item 1)
+            await send_json(ws, {"type": "end", "requestId": "e8", "activityId": res["activityId"], "dismissalPolicy": "immediate"})
+            await gather(ws, lambda m: m.get("requestId") == "e8",
+                         lambda m: m.get("event") == "dismissed" and m["activity"]["id"] == res["activityId"])
+            await send_json(ws, {"type": "push", "requestId": "p9", "pushToken": activity_token, "payload": update})
+            gone = await reply(ws, "p9")
+            assert gone["status"] == 410 and gone["reason"] == "Unregistered" and gone["timestamp"] > 1e12, gone
     run(body())
 
 
@@ -418,7 +425,7 @@ def test_access_and_rate_errors_match_schemas(start_server):
             assert err["type"] == "error" and err["code"] == "unauthorized", err
             await send_json(ws, {"type": "hello", "requestId": "h1", "token": "view-token"})
             hello = await reply(ws, "h1")
-            assert hello == {"type": "hello", "requestId": "h1", "role": "viewer"}
+            assert hello == {"type": "hello", "requestId": "h1", "role": "viewer", "heartbeatSeconds": 15}
             snap = await recv_until(ws, lambda m: m["type"] == "snapshot")
             assert snap["role"] == "viewer"
             # a viewer may not control

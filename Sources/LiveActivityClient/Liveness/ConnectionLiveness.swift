@@ -12,8 +12,9 @@ public struct ConnectionLiveness: Sendable, Equatable {
     /// a half intervals (so a dead connection is noticed within three).
     public static let deadAfterIntervals = 2.5
 
-    /// The server's heartbeat interval, in seconds, from the last `heartbeat`; nil before the first one
-    /// (until then silence proves nothing: a server without heartbeats would look dead).
+    /// The server's heartbeat interval, in seconds: `heartbeatSeconds` of the connection's first message
+    /// (`snapshot`, `caughtUp` or `hello`), or `intervalSeconds` of the last `heartbeat`; nil until one says
+    /// it (until then silence proves nothing: a server without heartbeats would look dead).
     public private(set) var intervalSeconds: Double?
     /// When the last message (any message) arrived, or the connection opened.
     public private(set) var lastHeard: Date
@@ -27,12 +28,17 @@ public struct ConnectionLiveness: Sendable, Equatable {
         self.intervalSeconds = intervalSeconds
     }
 
-    /// Records a message: anything proves the connection alive; a `heartbeat` also gives the interval.
+    /// The messages that say the heartbeat interval: `heartbeat` (`intervalSeconds`) and those that start a
+    /// connection's conversation (`heartbeatSeconds`).
+    public static let intervalMessages: Set<String> = ["heartbeat", "snapshot", "caughtUp", "hello"]
+
+    /// Records a message: anything proves the connection alive; a `heartbeat`, `snapshot`, `caughtUp` or
+    /// `hello` also gives the interval.
     public mutating func heard(_ message: IncomingMessage) {
         lastHeard = max(lastHeard, message.receivedAt)
-        if message.type == "heartbeat", let seconds = message.member("intervalSeconds")?.numberValue, seconds > 0 {
-            intervalSeconds = seconds
-        }
+        guard let type = message.type, Self.intervalMessages.contains(type) else { return }
+        let key = type == "heartbeat" ? "intervalSeconds" : "heartbeatSeconds"
+        if let seconds = message.member(key)?.numberValue, seconds > 0 { intervalSeconds = seconds }
     }
 
     /// How long the connection may stay silent before it counts as dead, in seconds; nil while the interval

@@ -16,6 +16,8 @@ public struct ActivitySummary: Sendable, Equatable {
     public var relevanceScore: Double
     /// `startDate` (UTC).
     public var startDate: Date?
+    /// Why the server marked the activity (`kindProblem`: its kind no longer decodes it, after a reload), or nil.
+    public var kindProblem: String?
 
     /// Reads an activity object.
     /// - Returns: nil when `value` has no string `id`.
@@ -29,6 +31,7 @@ public struct ActivitySummary: Sendable, Equatable {
         timerEnd = Self.countdownEnd(in: content?.member("state"))
         relevanceScore = content?.member("relevanceScore")?.numberValue ?? 0
         startDate = value.member("startDate")?.stringValue.flatMap(ISODate.parse)
+        kindProblem = value.member("kindProblem")?.stringValue
     }
 
     /// The end of the countdown in a content state: `workoutTimer`'s, else the first range's (keys sorted).

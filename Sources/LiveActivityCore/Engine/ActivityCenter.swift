@@ -16,6 +16,8 @@ public struct ActivityCenter: Sendable {
     /// The kinds that validate starts and updates; swapped when kinds are reloaded (activities keep their
     /// `attributesType` and find their kind again by name).
     public var kinds: KindRegistry
+    /// The push tokens of activities dismissed since the center was made, for APNs's 410 `Unregistered`.
+    public internal(set) var retiredPushTokens = RetiredPushTokens()
 
     /// What an accepted request produced.
     public struct Outcome: Sendable {
@@ -269,6 +271,7 @@ public struct ActivityCenter: Sendable {
             guard event.sequence == sequence + 1 else { return (applied, true) }
             if event.kind == .dismissed {
                 activities[event.activity.id] = nil
+                retire(event.activity)
             } else {
                 activities[event.activity.id] = event.activity
             }
@@ -283,7 +286,14 @@ public struct ActivityCenter: Sendable {
     private mutating func dismiss(_ id: String) -> ActivityEvent {
         var activity = activities.removeValue(forKey: id)!
         activity.activityState = .dismissed
+        retire(activity)
         return event(.dismissed, activity)
+    }
+
+    /// Remembers a dismissed activity's push token as no longer valid from its dismissal date.
+    private mutating func retire(_ activity: Activity) {
+        guard let token = activity.pushToken else { return }
+        retiredPushTokens.retire(token, at: activity.dismissalDate ?? activity.endDate ?? activity.startDate)
     }
 
     mutating func event(_ kind: ActivityEvent.Kind, _ activity: Activity, alert: AlertConfiguration? = nil) -> ActivityEvent {

@@ -357,8 +357,10 @@ public struct ChangePipeline {
             effects.steps.append(.replicated(applied))
             return true
         case .reload(let activities, let sequence):
+            let retired = committed.retiredPushTokens
             committed = ActivityCenter(activities: activities, sequence: sequence, maximumLive: committed.maximumLive,
                                        kinds: committed.kinds)
+            committed.retiredPushTokens = retired  // tokens dismissed before the reload stay 410 Unregistered
             effects.steps.append(.publish(committed))
             effects.steps.append(.reloaded)
             return true

@@ -34,9 +34,13 @@ public enum ServerMessage: Sendable {
     case error(requestId: JSONValue?, ProtocolError)
 
     /// The UTF-8 JSON text of the message.
-    public func encoded() -> [UInt8] {
+    /// - Parameter heartbeatSeconds: the server's heartbeat interval, written as `heartbeatSeconds` into a
+    ///   `snapshot`, `caughtUp` or `hello` (the messages that start a connection's conversation), so a client
+    ///   can tell a silent connection from its first message rather than from its first heartbeat; nil
+    ///   leaves it out (HTTP reads).
+    public func encoded(heartbeatSeconds: Int? = nil) -> [UInt8] {
         do {
-            return Array(try MessageEncoder.encoder.encode(Wire(self)))
+            return Array(try MessageEncoder.encoder.encode(Wire(self, heartbeatSeconds: heartbeatSeconds)))
         } catch {
             // Only non-finite numbers can fail, and validation refuses them; keep the connection useful anyway.
             return Array(#"{"type":"error","code":"internal","message":"could not encode a message"}"#.utf8)
@@ -47,11 +51,16 @@ public enum ServerMessage: Sendable {
 /// The JSON shape of each ``ServerMessage``.
 private struct Wire: Encodable {
     let message: ServerMessage
-    init(_ message: ServerMessage) { self.message = message }
+    /// Written into `snapshot`, `caughtUp` and `hello` when set.
+    let heartbeatSeconds: Int?
+    init(_ message: ServerMessage, heartbeatSeconds: Int? = nil) {
+        self.message = message
+        self.heartbeatSeconds = heartbeatSeconds
+    }
 
     private enum Key: String, CodingKey {
         case type, requestId, role, logId, serverTime, sequence, activities, reset, event, activity, alert, timers, workouts
-        case intervalSeconds
+        case intervalSeconds, heartbeatSeconds
         case activityId, activityIds, code, field, message, pushToStartToken, shares
     }
 
@@ -67,6 +76,7 @@ private struct Wire: Encodable {
             try c.encode(sequence, forKey: .sequence)
             try c.encode(activities, forKey: .activities)
             if reset { try c.encode(true, forKey: .reset) }
+            try c.encodeIfPresent(heartbeatSeconds, forKey: .heartbeatSeconds)
         case .pushResult(let requestId, let result):
             try c.encode("pushResult", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
@@ -82,6 +92,7 @@ private struct Wire: Encodable {
             try c.encode("hello", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
             try c.encode(role, forKey: .role)
+            try c.encodeIfPresent(heartbeatSeconds, forKey: .heartbeatSeconds)
         case .caughtUp(let requestId, let serverTime, let sequence, let role, let logId):
             try c.encode("caughtUp", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)
@@ -89,6 +100,7 @@ private struct Wire: Encodable {
             try c.encodeIfPresent(logId, forKey: .logId)
             try c.encode(serverTime, forKey: .serverTime)
             try c.encode(sequence, forKey: .sequence)
+            try c.encodeIfPresent(heartbeatSeconds, forKey: .heartbeatSeconds)
         case .history(let requestId, let entries):
             try c.encode("history", forKey: .type)
             try c.encodeIfPresent(requestId, forKey: .requestId)

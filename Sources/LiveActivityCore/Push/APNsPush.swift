@@ -120,7 +120,7 @@ public struct APNsPush: Sendable {
 
 /// A push APNs itself would refuse: the HTTP status and APNs `reason`, with our `detail`.
 public struct PushRejection: Error, Sendable, Equatable {
-    /// HTTP status: 400, 403, 404, 405 or 413.
+    /// HTTP status: 400, 403, 404, 405, 410, 413 or 429.
     public var status: Int
     /// APNs's reason string (`BadDeviceToken`, `PayloadTooLarge`, `InvalidPushType`, …) or `BadPayload`.
     public var reason: String
@@ -128,13 +128,17 @@ public struct PushRejection: Error, Sendable, Equatable {
     public var detail: String
     /// The key path at fault, if any.
     public var field: String?
+    /// For 410 `Unregistered`: when the token stopped being valid, in milliseconds since 1970 (APNs's
+    /// `timestamp`).
+    public var timestamp: Int64?
 
     /// Creates a rejection.
-    public init(status: Int, reason: String, detail: String, field: String? = nil) {
+    public init(status: Int, reason: String, detail: String, field: String? = nil, timestamp: Int64? = nil) {
         self.status = status
         self.reason = reason
         self.detail = detail
         self.field = field
+        self.timestamp = timestamp
     }
 }
 

@@ -39,7 +39,8 @@ extension ActivityCenter {
     ///     `input-push-channel`; an unknown one drops the push with ``PushCause/channelNotRegistered``).
     ///   - newID: makes the id of a started activity.
     /// - Returns: the verdict and events.
-    /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400), or its
+    /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400, for a token
+    ///   never issued; `Unregistered`, 410, with the time it stopped being valid, for a dismissed activity's), or its
     ///   `aps.stale-date` or `aps.dismissal-date` lies outside the ``DateWindow`` around `now` (`BadPayload`,
     ///   400, naming the key); nothing has changed then.
     public mutating func applyPush(_ push: APNsPush, pushToken: String, pushToStartToken: String, now: Date,
@@ -60,6 +61,12 @@ extension ActivityCenter {
             outcome = startFromPush(push, now: now, newID: newID)
         case .update, .end:
             guard let activity = activity(withPushToken: pushToken) else {
+                if let retired = retiredPushTokens.retiredDate(of: pushToken) {
+                    throw PushRejection(status: 410, reason: "Unregistered",
+                                        detail: "the activity with push token \(pushToken.prefix(64)) was dismissed at \(ISODate.format(retired)); "
+                                            + "the token is no longer valid: stop sending to it",
+                                        timestamp: Int64((retired.timeIntervalSince1970 * 1000).rounded(.down)))
+                }
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.prefix(64))")
             }
             try checkDates(push, now: now)

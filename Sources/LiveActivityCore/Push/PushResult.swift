@@ -1,6 +1,6 @@
 /// The answer to one APNs-shaped push, over HTTP (status, `apns-id`, headers) or WebSocket (`pushResult`).
 public struct PushResult: Sendable, Equatable, Encodable {
-    /// HTTP status as APNs would give it: 200, or 400 / 403 / 404 / 405 / 413.
+    /// HTTP status as APNs would give it: 200, or 400 / 403 / 404 / 405 / 410 / 413 / 429.
     public var status: Int
     /// The `apns-id` (a UUID, the request's own when it sent one).
     public var apnsId: String
@@ -10,6 +10,8 @@ public struct PushResult: Sendable, Equatable, Encodable {
     public var verdict: String?
     /// Why it was refused, ignored or dropped.
     public var detail: String?
+    /// For 410 `Unregistered`: when the token stopped being valid, in milliseconds since 1970.
+    public var timestamp: Int64?
     /// The activity addressed or started, if any.
     public var activityId: String?
     /// For a broadcast: the activities it reached (subscribed to the channel), in order. Absent otherwise.
@@ -26,6 +28,7 @@ public struct PushResult: Sendable, Equatable, Encodable {
         self.apnsId = apnsId
         reason = rejection.reason
         detail = rejection.detail
+        timestamp = rejection.timestamp
     }
 
     /// An accepted broadcast push and what the devices subscribed to its channel did with it.

@@ -12,7 +12,8 @@ extension JSONValue {
     }
 
     /// Appends the value's text: strings as is, numbers as JavaScript writes them, booleans as `true` / `false`;
-    /// null, arrays and objects write nothing. `escaped` escapes `&` `<` `>` `"` `'` for HTML.
+    /// null, arrays and objects write nothing. `escaped` escapes `&` `<` `>` `"` `'` for HTML, after rendering
+    /// bidirectional controls and NUL isolated (``BidiIsolation``).
     func appendMustacheText(to output: inout String, escaped: Bool) {
         switch self {
         case .string(let text):
@@ -24,15 +25,16 @@ extension JSONValue {
     }
 
     private static func appendEscaped(_ text: String, to output: inout String) {
+        // 0xE2 leads the UTF-8 of the bidirectional controls (U+202A…, U+2066…); 0 is NUL.
         let special = text.utf8.contains {
             $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"")
-                || $0 == UInt8(ascii: "'")
+                || $0 == UInt8(ascii: "'") || $0 == 0xE2 || $0 == 0
         }
         guard special else {
             output += text
             return
         }
-        for scalar in text.unicodeScalars {
+        for scalar in BidiIsolation.isolated(text).unicodeScalars {
             switch scalar {
             case "&": output += "&amp;"
             case "<": output += "&lt;"

@@ -39,6 +39,9 @@ struct HTTPRequest: Sendable {
     var version: Version = .http1
     /// The values of the route pattern's `{name}` segments (and `**`, the rest of the path), set by ``Router``.
     var parameters: [String: String] = [:]
+    /// The provider token of the HTTP/2 connection it came over (APNs port only; nil on the main port), for
+    /// 429 `TooManyProviderTokenUpdates`.
+    var providerTokenSlot: ProviderTokenSlot? = nil
 
     /// Creates a request.
     /// - Parameters:

@@ -77,6 +77,18 @@ struct HTTPResponse: Sendable {
         return response
     }()
 
+    /// 414 or 431 for a request whose target or a header field is over the adapter's limit, naming it
+    /// (`limit_exceeded`), with `connection: close`.
+    /// - Parameters:
+    ///   - status: ``HTTPStatus/uriTooLong`` or ``HTTPStatus/requestHeaderFieldsTooLarge``.
+    ///   - field: `path`, or the header's name.
+    ///   - message: what is too long, and the limit.
+    static func headTooLarge(_ status: HTTPStatus, field: String, _ message: String) -> HTTPResponse {
+        var response = HTTPResponse.error(status, ProtocolError(.limitExceeded, field: field, message: message))
+        response.headers.append(("connection", "close"))
+        return response
+    }
+
     /// A self-contained HTML document with its own security headers instead of lws's best-practice set (which
     /// forbids inline styles and framing): a policy allowing inline styles, `data:` images, the one script
     /// carrying `scriptNonce` and WebSocket connections to this origin, no `frame-ancestors`, so that any page

@@ -20,7 +20,7 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     var description: String { "\(code) \(reasonPhrase)" }
 
     /// The reason phrases of RFC 9110 §15 ("HTTP Semantics", the phrase given in each status's section
-    /// title), plus 429 from RFC 6585 §4. The only table of phrases in the server: lws 4.1's own (used by
+    /// title), plus 429 and 431 from RFC 6585 §4 and §5. The only table of phrases in the server: lws 4.1's own (used by
     /// `lws_add_http_header_status`) lacks 201 and still says "Request Entity Too Large" for 413, so the
     /// adapter writes the status line from here (see `HTTPAdapter.writeHead`).
     static let reasonPhrases: [Int: String] = [
@@ -34,6 +34,7 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         409: "Conflict", 410: "Gone", 411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large",
         414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
         421: "Misdirected Request", 422: "Unprocessable Content", 426: "Upgrade Required", 429: "Too Many Requests",
+        431: "Request Header Fields Too Large",
         500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
         504: "Gateway Timeout", 505: "HTTP Version Not Supported",
     ]
@@ -62,8 +63,12 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     static let lengthRequired = HTTPStatus(411)
     /// 413 Content Too Large (RFC 9110 §15.5.14): a push over ``LiveActivityCore/APNsPush/maximumBytes``.
     static let contentTooLarge = HTTPStatus(413)
+    /// 414 URI Too Long (RFC 9110 §15.5.15): a request target over ``HTTPAdapter/maximumFieldBytes``.
+    static let uriTooLong = HTTPStatus(414)
     /// 429 Too Many Requests (RFC 6585 §4).
     static let tooManyRequests = HTTPStatus(429)
+    /// 431 Request Header Fields Too Large (RFC 6585 §5): a header field over ``HTTPAdapter/maximumFieldBytes``.
+    static let requestHeaderFieldsTooLarge = HTTPStatus(431)
     /// 500 Internal Server Error (RFC 9110 §15.6.1).
     static let internalServerError = HTTPStatus(500)
     /// 503 Service Unavailable (RFC 9110 §15.6.4): the store is down, too many connections, shutting down.

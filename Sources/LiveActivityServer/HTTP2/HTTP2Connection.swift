@@ -67,7 +67,13 @@ final class HTTP2Connection {
         session = HTTP2Session(
             limits: HTTP2Session.Limits(maximumStreams: limits.maximumStreams, maximumHeaderBytes: limits.maximumHeaderBytes,
                                         maximumBodyBytes: limits.maximumBodyBytes),
-            secure: tls != nil, logger: logger, label: "\(id)", dispatch: dispatch,
+            secure: tls != nil, logger: logger, label: "\(id)",
+            dispatch: { [slot = ProviderTokenSlot()] streamID, request in
+                // Every request of the connection carries its provider-token slot (429 TooManyProviderTokenUpdates).
+                var request = request
+                request.providerTokenSlot = slot
+                dispatch(streamID, request)
+            },
             refusal: { refusal in
                 let rejection = PushRejection(status: refusal.status, reason: refusal.reason, detail: refusal.detail)
                 return APNsHeaderChecks.response(PushResult(rejection, apnsId: UUID().uuidString), uniqueID: nil)

@@ -86,7 +86,9 @@ extension LiveActivityServer {
                                 activityId: activityId, status: result.status,
                                 verdict: result.status == 200 ? (result.verdict ?? "applied") : "refused",
                                 cause: result.cause ?? result.reason, detail: result.detail, warning: result.warning,
-                                raw: Self.kept(payload), decoded: nil, dates: DateLens.push(payload, now: now), diff: nil,
+                                raw: Self.kept(payload), decoded: nil,
+                                dates: DateLens.push(payload, declaration: declaration(forPush: payload, activityId: activityId, events: events), now: now),
+                                diff: nil,
                                 noOp: false, events: [], throttled: nil)
         record.channelId = channelId
         record.activityIds = result.activityIds

@@ -42,6 +42,10 @@ private func serve(_ server: LiveActivityServer, _ wsi: OpaquePointer, _ reason:
     case LWS_CALLBACK_CLOSED:
         server.webSocketClosed(sessionData: user)
         return 0
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        // Before lws picks a mount: a request whose target or a header was cut at its limit gets 414 / 431.
+        if let refused = server.http?.refuseOversizedHead(wsi) { return refused }
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
     case LWS_CALLBACK_HTTP:
         guard let user, let http = server.http, http.claims(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
         return http.request(wsi, sessionData: user)

@@ -40,8 +40,14 @@ final class HTTPAdapter {
     static let customHeaders = ["apns-id", "apns-push-type", "apns-priority", "apns-topic", "apns-expiration", "apns-collapse-id",
                                 "apns-channel-id", "apns-request-id"]
 
-    /// Longest header value or query field read, in bytes; longer ones are left out of the request.
+    /// Longest request target (path and query) and longest header value, in bytes: lws cuts each header
+    /// token one byte further (``LWSContextResources/tokenLimits``), and a request with a longer one is
+    /// answered 414 or 431 (``refuseOversizedHead(_:)``).
     static let maximumFieldBytes = 8191
+    /// lws's header buffer per connection being parsed (`max_http_header_data`), in bytes: room for a few
+    /// fields at their limit. A header block larger than this still makes lws 4.1 close the connection
+    /// without an answer (headers lws has no token for are not cut at a limit).
+    static let headerBufferBytes = 32 * 1024
 
     /// Who answers what.
     let router: Router
@@ -65,6 +71,54 @@ final class HTTPAdapter {
     func claims(_ wsi: OpaquePointer) -> Bool {
         guard let (_, path) = Self.target(wsi) else { return false }
         return router.claims(path)
+    }
+
+    /// LWS_CALLBACK_FILTER_HTTP_CONNECTION (every HTTP request, before lws looks for a mount): answers a
+    /// request whose target or a header reached its limit — 414 URI Too Long or 431 Request Header Fields Too
+    /// Large, naming it, with `connection: close` — and has lws close the connection.
+    /// - Returns: -1 (close) when it answered, nil to let the request go on.
+    func refuseOversizedHead(_ wsi: OpaquePointer) -> Int32? {
+        guard let tooLarge = Self.oversizedHead(wsi) else { return nil }
+        let response = HTTPResponse.headTooLarge(tooLarge.status, field: tooLarge.field, tooLarge.message)
+        guard Self.writeHead(response, on: wsi) else { return -1 }
+        var buffer = [UInt8](repeating: 0, count: clws_pre()) + response.body
+        _ = buffer.withUnsafeMutableBufferPointer { buffer in
+            lws_write(wsi, buffer.baseAddress! + clws_pre(), response.body.count, LWS_WRITE_HTTP_FINAL)
+        }
+        return -1
+    }
+
+    /// What is too long in a request whose target (path and query) or a header field lws parses is
+    /// ``maximumFieldBytes`` + 1 bytes or more (lws cut it there): 414 naming `path`, or 431 naming the header;
+    /// nil when nothing is.
+    static func oversizedHead(_ wsi: OpaquePointer) -> (status: HTTPStatus, field: String, message: String)? {
+        let limit = maximumFieldBytes + 1
+        var target = Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS))
+        var targetTokens: Set<UInt32> = [WSI_TOKEN_HTTP_URI_ARGS.rawValue]
+        for (_, token) in methodTokens {
+            target += Int(lws_hdr_total_length(wsi, token))
+            targetTokens.insert(token.rawValue)
+        }
+        var fragment: Int32 = 0
+        while true {
+            let length = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, fragment))
+            guard length > 0 else { break }
+            if length >= limit { target = max(target, limit) }  // one query field cut at the limit
+            fragment += 1
+        }
+        if target >= limit {
+            return (.uriTooLong, "path", "path: the request target (path and query) is \(limit) bytes or more; "
+                           + "this server reads at most \(maximumFieldBytes)")
+        }
+        for raw in 0..<WSI_TOKEN_COUNT.rawValue where !targetTokens.contains(raw) {
+            let token = lws_token_indexes(rawValue: raw)
+            guard Int(lws_hdr_total_length(wsi, token)) >= limit else { continue }
+            let name = lws_token_to_string(token).map { String(cString: $0) }?.lowercased()
+                .trimmingCharacters(in: CharacterSet(charactersIn: ": ")) ?? "header"
+            return (.requestHeaderFieldsTooLarge, name,
+                           "\(name): the header field is \(limit) bytes or more; this server reads at most \(maximumFieldBytes)")
+        }
+        return nil
     }
 
     /// LWS_CALLBACK_HTTP: reads the request and answers it, or waits for its body.

@@ -7,7 +7,7 @@ import LWSSupport
 ///
 /// Allocated once, before `lws_create_context`; freed in `deinit`, which must run only after
 /// `lws_context_destroy`. The strings and the protocols and extensions tables live in the shared
-/// `LWSContextMemory` (LWSSupport); the mounts, MIME types and idle policy here.
+/// `LWSContextMemory` (LWSSupport); the mounts, MIME types, idle policy and header limits here.
 final class LWSContextResources {
     /// The WebSocket subprotocol name; clients that ask for none are bound to it too (it is protocols[0]).
     static let subprotocol = "liveactivity.v1"
@@ -30,6 +30,11 @@ final class LWSContextResources {
     private let mimeTypes: UnsafeMutablePointer<lws_protocol_vhost_options>
     /// Idle policy: lws pings a silent connection, then hangs up if nothing comes back.
     let idlePolicy: UnsafeMutablePointer<lws_retry_bo_t>
+    /// Per-header limits for lws (`info.token_limits`): every header token, the request target included, is
+    /// cut at ``HTTPAdapter/maximumFieldBytes`` + 1 bytes and the rest of its line skipped, instead of filling
+    /// lws's header buffer (lws 4.1 then closes the connection without a word); ``HTTPAdapter`` answers such a
+    /// request 414 or 431.
+    let tokenLimits: UnsafeMutablePointer<lws_token_limits>
 
     /// - Parameters:
     ///   - publicDirectory: absolute path of the folder served at `/`.
@@ -44,6 +49,14 @@ final class LWSContextResources {
         policy.secs_since_valid_ping = UInt16(clamping: pingAfter)
         policy.secs_since_valid_hangup = UInt16(clamping: hangUpAfter)
         idlePolicy.initialize(to: policy)
+        var limits = lws_token_limits()
+        withUnsafeMutableBytes(of: &limits.token_limit) { raw in
+            for offset in stride(from: 0, to: raw.count, by: MemoryLayout<UInt16>.stride) {
+                raw.storeBytes(of: UInt16(HTTPAdapter.maximumFieldBytes + 1), toByteOffset: offset, as: UInt16.self)
+            }
+        }
+        tokenLimits = .allocate(capacity: 1)
+        tokenLimits.initialize(to: limits)
         protocols = memory.protocols([
             // The WebSocket session, then the HTTP exchange (see HTTPAdapter).
             .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: HTTPAdapter.sessionDataSize),
@@ -92,6 +105,7 @@ final class LWSContextResources {
     deinit {
         mount.deallocate()
         idlePolicy.deallocate()
+        tokenLimits.deallocate()
         mimeTypes.deallocate()
     }
 }

@@ -57,6 +57,11 @@ extension LiveActivityServer {
         info.uid = -1
         info.gid = -1
         if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
+        // A request line or header block over lws's header buffer (4 KiB by default) made lws 4.1 close the
+        // connection without a word. Each header (the request target too) is now cut at its limit, the buffer
+        // has room for several such, and HTTPAdapter answers 414 / 431 (LWS_CALLBACK_FILTER_HTTP_CONNECTION).
+        info.max_http_header_data = UInt16(HTTPAdapter.headerBufferBytes)
+        info.token_limits = UnsafePointer(resources.tokenLimits)
         // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
         // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
         if ServerConfiguration.isIPv4(configuration.listenAddress) { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }

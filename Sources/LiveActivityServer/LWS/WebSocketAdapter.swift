@@ -26,6 +26,8 @@ extension LiveActivityServer {
     func webSocketFilter(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?) -> Int32 {
         // The per-session data may still hold what an HTTP request on this connection stored there.
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        // A target or header lws cut at its limit (a token of 8 KB): 414 / 431, as for HTTP requests.
+        if let tooLarge = HTTPAdapter.oversizedHead(wsi) { return refuseUpgrade(wsi, tooLarge.status.code, tooLarge.message) }
         guard let refusal = admit(upgradeRequest(wsi)) else { return 0 }
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }

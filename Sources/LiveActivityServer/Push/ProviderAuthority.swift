@@ -51,7 +51,8 @@ struct ProviderAuthority: Sendable {
     /// - Parameter now: the current time, for the token's age.
     /// - Returns: how it was let in.
     /// - Throws: ``PushRejection`` 403 `MissingProviderToken`, `InvalidProviderToken` or `ExpiredProviderToken`,
-    ///   naming what is wrong.
+    ///   naming what is wrong; 429 `TooManyProviderTokenUpdates` for a new provider token on an HTTP/2
+    ///   connection that took one less than 20 minutes ago (``ProviderTokenSlot``).
     func authorize(_ request: HTTPRequest, now: Date) throws(PushRejection) -> Grant {
         let bearer: String?
         if request.headers["authorization"] != nil {
@@ -89,6 +90,7 @@ struct ProviderAuthority: Sendable {
             throw ProviderToken.invalid("authorization: this server cannot verify provider tokens: start it with --apns-key AuthKey_<KeyID>.p8, or send the controller token")
         }
         try token.checkAge(now: now)
+        try request.providerTokenSlot?.take(bearer, now: now)
         return .providerToken(token, verified: verified)
     }
 }
@@ -203,7 +205,8 @@ enum APNsHeaderChecks {
     }
 
     /// An APNs-shaped answer: the status, the id header (`apns-id` or `apns-request-id`), `apns-unique-id`,
-    /// our `liveactivity-*` headers, and for a refusal `{"reason": …, "detail": …}` (sorted keys).
+    /// our `liveactivity-*` headers, and for a refusal `{"reason": …, "detail": …}` (sorted keys), plus
+    /// `"timestamp"` (milliseconds since 1970) for 410 `Unregistered`.
     static func response(_ result: PushResult, idHeader: String = "apns-id", uniqueID: String?,
                          extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [(idHeader, result.apnsId)]
@@ -219,6 +222,7 @@ enum APNsHeaderChecks {
         if result.status >= 300 {
             var object: [String: JSONValue] = ["reason": .string(result.reason ?? "BadRequest")]
             if let detail = result.detail { object["detail"] = .string(detail) }
+            if let timestamp = result.timestamp { object["timestamp"] = .number(Double(timestamp)) }
             body = Array((try? bodyEncoder.encode(JSONValue.object(object))) ?? Data())
         }
         return .json(HTTPStatus(result.status), body, headers: headers)

@@ -170,10 +170,10 @@ extension LiveActivityServer {
         inTurn { [self] in sendIfOpen(message, to: session) }
     }
 
-    /// Queues one message for one client.
+    /// Queues one message for one client (a `snapshot`, `caughtUp` or `hello` with the heartbeat interval).
     func send(_ message: ServerMessage, to session: Session) {
         if case .error(_, let error) = message { metrics.errors[error.code.rawValue, default: 0] += 1 }
-        enqueue(Frame(message.encoded()), to: session)
+        enqueue(Frame(message.encoded(heartbeatSeconds: configuration.heartbeatSeconds)), to: session)
     }
 
     /// Queues a frame for one client, in order with the broadcast. A client that would then lag by more than
