@@ -57,7 +57,22 @@ extension DateLens {
         case .structure(let name):
             guard case .object(let object) = value, let declared = declaration.structs[name] else { return }
             declaredFields(object, of: declared, declaration: declaration, path: path, now: now, into: &entries)
-        case .string, .integer, .double, .bool, .url, .enumeration:
+        case .dictionary(_, let valueType):
+            // As JSONDecoder reads dictionaries: an object for String and Int keys, else a flat array of
+            // alternating keys and values.
+            switch value {
+            case .object(let object):
+                for key in object.keys.sorted() {
+                    declaredDates(object[key]!, in: valueType, declaration: declaration, path: "\(path).\(key)", now: now, into: &entries)
+                }
+            case .array(let items):
+                for index in stride(from: 1, to: items.count, by: 2) {
+                    declaredDates(items[index], in: valueType, declaration: declaration, path: "\(path)[\(index)]", now: now, into: &entries)
+                }
+            default:
+                return
+            }
+        case .string, .integer, .double, .bool, .url, .enumeration, .uuid, .decimal:
             return
         }
     }
