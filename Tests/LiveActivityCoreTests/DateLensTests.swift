@@ -106,4 +106,27 @@ struct DeclaredDateLensTests {
         #expect(byPath["aps.content-state.window[0]"]!.warnings.isEmpty)
         #expect(DateLens.push(payload, declaration: nil, now: now) == DateLens.push(payload, now: now))
     }
+
+    @Test func datesInDeclaredDictionariesAreListedAsJSONDecoderReadsThem() throws {
+        let declaration = try ActivityDeclaration(swiftSource: """
+            import ActivityKit
+            struct LegsAttributes: ActivityAttributes {
+                public struct ContentState: Codable, Hashable {
+                    var byName: [String: Date]
+                    var byID: [UUID: Date]
+                    var id: UUID
+                }
+            }
+            """)
+        let unix = now.timeIntervalSince1970
+        let reference = now.timeIntervalSinceReferenceDate
+        let payload = try JSONValue.parse(Array("""
+            {"aps":{"timestamp":\(unix),"event":"update","content-state":{"byName":{"b":\(unix),"a":\(reference)},
+             "byID":["3F2504E0-4F89-11D3-9A0C-0305E82C3301",\(reference)],"id":"3F2504E0-4F89-11D3-9A0C-0305E82C3301"}}}
+            """.utf8))
+        let entries = DateLens.push(payload, declaration: declaration, now: now)
+        #expect(entries.map(\.path) == ["aps.timestamp", "aps.content-state.byName.a", "aps.content-state.byName.b",
+                                        "aps.content-state.byID[1]"])
+        #expect(entries.first { $0.path == "aps.content-state.byName.b" }!.warnings.contains { $0.contains("looks like Unix seconds") })
+    }
 }
