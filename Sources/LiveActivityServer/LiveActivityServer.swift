@@ -159,10 +159,11 @@ public final class LiveActivityServer: @unchecked Sendable {
         let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
         }
-        boundPipeline = ServiceBound(ChangePipeline(ActivityCenter(activities: activities, sequence: sequence,
-                                                                   maximumLive: configuration.maximumLiveActivities,
-                                                                   kinds: catalog.registry)),
-                                     owner: onServiceThread)
+        var start = ActivityCenter(activities: activities, sequence: sequence, maximumLive: configuration.maximumLiveActivities,
+                                   kinds: catalog.registry)
+        // Tokens of activities dismissed before the restart stay 410 Unregistered (as far as the log reaches).
+        start.rememberDismissed((try? store.dismissedActivities(limit: RetiredPushTokens.capacity)) ?? [])
+        boundPipeline = ServiceBound(ChangePipeline(start), owner: onServiceThread)
         boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
         connectStoreWriter()
         connectStoreReader()

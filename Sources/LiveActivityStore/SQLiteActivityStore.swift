@@ -183,6 +183,19 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         }
     }
 
+    /// The activities of the newest `limit` dismissals in the retained log, oldest first
+    /// (``ActivityStore/dismissedActivities(limit:)``); read once, at start.
+    public func dismissedActivities(limit: Int) throws -> [Activity] {
+        try reading { database in
+            var activities: [Activity] = []
+            let registry = kinds.withLock { $0 }
+            try database.statement("SELECT json FROM events WHERE kind = 'dismissed' ORDER BY sequence DESC LIMIT ?")
+                .bind(.int(Int64(max(0, limit))))
+                .query { row in activities.append(try StoredActivity.decodeEvent(row.text(0), kinds: registry).activity) }
+            return activities.reversed()
+        }
+    }
+
     /// One activity's newest events up to `newest`, oldest first, through the index by activity
     /// (``ActivityStore/events(ofActivity:through:limit:scanLimit:)``): reads at most `limit` rows, however
     /// long the log; `scanLimit` is not needed.

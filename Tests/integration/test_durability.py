@@ -925,3 +925,36 @@ def test_history_paging_keeps_workouts_that_ended_together(start_server, tmp_pat
     paged = page_through(lambda limit, before: history_http(srv, limit=limit, **(before or {}))[1]["workouts"], 1)
     assert sorted(x["id"] for x in paged) == sorted(ids), \
         f"paging by 1 with before=<last endDate>&beforeId=<last id> returned {len(paged)} of the {len(ids)} workouts that ended together"
+
+
+def test_a_dismissed_activitys_token_stays_unregistered_after_a_restart(start_server, tmp_path):
+    """Issue 29 item 1 across a restart: a push to the token of an activity dismissed before the server restarted
+    still gets APNs's 410 `Unregistered` with the time the token stopped being valid (read back from the
+    dismissal in the event log), not 400 `BadDeviceToken`, which is kept for tokens never issued. (Before: the
+    tokens were remembered in memory only, and a restart made them `BadDeviceToken`.)"""
+    from push_helpers import http_push
+
+    args = data_args(tmp_path / "data", *FAST)
+    srv = start_server(*args)
+
+    async def dismiss() -> str:
+        async with connect(srv.ws_url) as ws:
+            await recv_json(ws)
+            ack, events = await request_events(ws, start_req("s", 600), 1)
+            token = events[0]["activity"]["pushToken"]
+            await request_events(ws, {"type": "end", "requestId": "e", "activityId": ack["activityId"],
+                                       "dismissalPolicy": "immediate"}, 2)
+            return token
+
+    token = run(dismiss())
+    payload = {"aps": {"timestamp": int(time.time()), "event": "update",
+                       "content-state": {"workout": "yoga", "workoutTimer": [0, 600]}}}
+    before = http_push(srv.url, token, payload)
+    assert before.status == 410 and before.json["reason"] == "Unregistered", (before.status, before.body)
+    assert srv.stop() == 0
+    again = start_server(*args, cwd=srv.cwd)
+    after = http_push(again.url, token, payload)
+    assert after.status == 410 and after.json["reason"] == "Unregistered", (after.status, after.body)
+    assert after.json["timestamp"] == before.json["timestamp"], (after.json, before.json)
+    never = http_push(again.url, "0" * 64, payload)
+    assert never.status == 400 and never.json["reason"] == "BadDeviceToken", (never.status, never.body)

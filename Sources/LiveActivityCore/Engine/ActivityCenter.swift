@@ -290,6 +290,14 @@ public struct ActivityCenter: Sendable {
         return event(.dismissed, activity)
     }
 
+    /// Remembers the push tokens of activities dismissed before this center was made (read back from the
+    /// store at start), oldest first, so that a restarted server still answers a push to one 410
+    /// `Unregistered` rather than 400 `BadDeviceToken`.
+    /// - Parameter dismissed: dismissed activities, oldest dismissal first; those without a token are skipped.
+    public mutating func rememberDismissed(_ dismissed: [Activity]) {
+        for activity in dismissed { retire(activity) }
+    }
+
     /// Remembers a dismissed activity's push token as no longer valid from its dismissal date.
     private mutating func retire(_ activity: Activity) {
         guard let token = activity.pushToken else { return }

@@ -3,7 +3,8 @@ import Foundation
 /// The push tokens of dismissed activities, each with the time it stopped being valid, so a push to one is
 /// answered as APNs answers a token that is no longer valid (410 `Unregistered` with that time) rather than as
 /// a token never issued (400 `BadDeviceToken`). Keeps the newest ``capacity`` tokens; older ones are
-/// forgotten (a push to them is `BadDeviceToken` again). Held in memory only: a restarted server forgets them.
+/// forgotten (a push to them is `BadDeviceToken` again). Held in memory; a restarted server reads them back from
+/// the dismissals its store's event log still holds (``ActivityStore/dismissedActivities(limit:)``).
 /// A value; not thread-safe (its ``ActivityCenter``'s owner uses it).
 public struct RetiredPushTokens: Sendable, Equatable {
     /// Most tokens remembered.

@@ -47,6 +47,11 @@ public protocol ActivityStore: AnyObject {
     ///   20,000, then `scanLimit`) until the activity's first event is among them.
     func events(ofActivity activityId: String, through newest: UInt64, limit: Int, scanLimit: Int) throws -> [ActivityEvent]
 
+    /// The activities of the newest `limit` `dismissed` events the log still holds, oldest first: read once
+    /// at start, so that their push tokens stay 410 `Unregistered` across a restart (``RetiredPushTokens``).
+    /// - Throws: the store's own error. Default: none (a store that keeps no such record).
+    func dismissedActivities(limit: Int) throws -> [Activity]
+
     /// Finished activities, newest end first (ties: greater id first).
     /// - Parameters:
     ///   - limit: most entries to return.
@@ -98,6 +103,9 @@ extension ActivityStore {
     public func history(limit: Int, before: Date?) throws -> [HistoryEntry] {
         try history(limit: limit, before: before, beforeId: nil)
     }
+
+    /// None: dismissed activities' tokens are not kept across restarts by this store.
+    public func dismissedActivities(limit: Int) throws -> [Activity] { [] }
 
     /// ``ActivityStore/events(after:limit:)`` over ``ActivityStore/events(after:)``: the whole gap is read,
     /// then counted.
