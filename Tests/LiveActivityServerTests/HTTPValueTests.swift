@@ -70,3 +70,19 @@ struct HTTPValueTests {
         #expect(HTTPMethod.list([.post, .get, .head]) == "GET, HEAD, POST")
     }
 }
+
+/// The one serializer of whole HTTP/1.1 responses written past lws (refused handshakes, the APNs port's 505).
+struct HTTPResponseWireTests {
+    @Test func aPlainTextResponseIsAStatusLineFieldsAnEmptyLineAndTheBody() {
+        let bytes = HTTPResponse.plainText(HTTPStatus(410), "410 Gone: this share has ended\n").http1Bytes(closing: true)
+        #expect(String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 410 Gone\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: 31\r\ncache-control: no-store\r\nconnection: close\r\n\r\n410 Gone: this share has ended\n")
+    }
+
+    @Test func fieldValuesKeepOnlyVisibleASCII() {
+        var response = HTTPResponse.plainText(HTTPStatus(505), "")
+        response.headers = [("x-note", "a\r\nset-cookie: b\u{7f}é")]
+        let text = String(decoding: response.http1Bytes(closing: false), as: UTF8.self)
+        #expect(text.contains("x-note: aset-cookie: b\r\n") && !text.contains("connection"))
+    }
+}

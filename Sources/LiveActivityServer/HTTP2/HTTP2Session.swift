@@ -141,9 +141,7 @@ final class HTTP2Session {
         if let space = line.firstIndex(of: 0x20), space > 0, line[..<space].allSatisfy({ (0x41...0x5a).contains($0) }) {
             let text = "this port speaks HTTP/2 only (APNs's provider API): use an APNs client, curl --http2"
                 + (secure ? " over https://" : "-prior-knowledge over http://") + ", or the main port for HTTP/1.1\n"
-            let head = "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                + "content-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n"
-            pending += Array((head + text).utf8)
+            pending += HTTPResponse.plainText(HTTPStatus(505), text).http1Bytes(closing: true)
         }
         ending = .badPreface
     }

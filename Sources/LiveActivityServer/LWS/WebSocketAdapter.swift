@@ -335,10 +335,7 @@ extension LiveActivityServer {
     /// - Returns: 1 (refused).
     private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String) -> Int32 {
         let status = HTTPStatus(code)
-        let body = "\(status): \(reason)\n"
-        let response = "\(status.statusLine)\r\ncontent-type: text/plain; charset=utf-8\r\n"
-            + "content-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
-        let frame = Frame(Array(response.utf8))
+        let frame = Frame(HTTPResponse.plainText(status, "\(status): \(reason)\n").http1Bytes(closing: true))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
         return 1
     }
