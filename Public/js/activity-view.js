@@ -4,7 +4,7 @@
 // holds one presentation (Lock Screen, compact, minimal, expanded or small) of one activity in a host
 // element, re-rendered only when the activity changed, its countdowns ticked in between.
 
-import { fetchTemplates, renderFragment, resolveIcons, tickCountdowns } from "./kind-fragment.js";
+import { fetchTemplates, kindColours, renderFragment, resolveIcons, tickCountdowns } from "./kind-fragment.js";
 import { parseDateMs } from "./time.js";
 
 /** The kinds the server lists (`GET /kinds`) and their compiled templates, fetched once per kind. */
@@ -122,6 +122,9 @@ export class Fragment {
     this.activity = activity;
     const offsetMinutes = -new Date(nowMs).getTimezoneOffset();
     this.host.innerHTML = renderFragment(templates[this.presentation], activity, kind, this.presentation, nowMs, offsetMinutes);
+    // The kind's colours, on the host (inherited by the frame): CSSOM, which the page's CSP allows.
+    for (const name of ["--kind-tint", "--kind-foreground", "--activity-system-action-foreground"]) this.host.style.removeProperty(name);
+    for (const [name, value] of kindColours(kind)) this.host.style.setProperty(name, value);
     addDensities(this.host, activity);
     resolveIcons(this.host).catch(() => {});
     tickCountdowns(this.host, activity, nowMs);

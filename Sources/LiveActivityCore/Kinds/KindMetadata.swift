@@ -52,6 +52,15 @@ public struct KindMetadata: Sendable, Equatable {
     public var enums: [String: [EnumValue]]
     /// Bounds on fields beyond their Swift types (``FieldLimits``), by part and then field key.
     public var limits: [DeclaredPart: [String: FieldLimits]]
+    /// Per presentation (`"lock-screen"`, `"compact"`…), the fields the generated layout shows, in order
+    /// (`kind.json`'s `layout`); a presentation not listed shows the layout's own choice.
+    public var layout: [String: [String]] = [:]
+    /// The Lock Screen card's colour in the generated frame (`kind.json`'s `activityBackgroundTint`, as
+    /// SwiftUI's `.activityBackgroundTint(_:)`): `#rgb`, `#rrggbb` or `#rrggbbaa`; `nil` for the system's.
+    public var activityBackgroundTint: String?
+    /// The colour of the system's action button beside the card (`kind.json`'s
+    /// `activitySystemActionForegroundColor`, as `.activitySystemActionForegroundColor(_:)`); `nil` for the system's.
+    public var activitySystemActionForegroundColor: String?
 
     /// Creates metadata.
     public init(name: String, label: String? = nil, swiftNames: [String] = [], countdown: String? = nil, durationShortcut: Bool = false,
