@@ -61,11 +61,11 @@ struct LayoutPlanTests {
         #expect(finishers.shape == .rows(["place", "athlete", "school", "mark"]) && finishers.lines == 3)
         let expanded = plan.choice(for: .expanded)
         #expect(expanded.status?.key == "eventStatus")
-        // Four lines with a status: currentEvent (1) and finishers (3); teamScores (3) is left out whole, and the
-        // one-line fields after it are left out too, as the frame's `stack fit` would.
-        #expect(expanded.fields.map(\.key) == ["currentEvent", "finishers"])
+        // Six lines with a status: currentEvent (1), finishers (3), heat, windSpeed; teamScores (3) is left out
+        // whole, as is isFinal (no line left). The frame's `stack fit` leaves out at render time what does not fit.
+        #expect(expanded.fields.map(\.key) == ["currentEvent", "finishers", "heat", "windSpeed"])
         let lock = plan.choice(for: .lockScreen)
-        #expect(lock.fields.map(\.key) == ["currentEvent", "finishers", "teamScores", "heat"])
+        #expect(lock.fields.map(\.key) == ["currentEvent", "finishers", "teamScores", "heat", "windSpeed", "isFinal", "meetName", "venue"])
         #expect(lock.fields.reduce(0) { $0 + $1.lines } <= LayoutPlan.lineBudget(.lockScreen, hasStatus: true))
     }
 

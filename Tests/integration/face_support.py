@@ -37,7 +37,7 @@ def payloads(now: datetime) -> dict[str, dict]:
                       "finishers": [{"place": 1, "athlete": "Maya Lopez", "school": "Riverside", "mark": "12.31"},
                                     {"place": 2, "athlete": "Jordan Smith", "school": "Eastlake", "mark": None},
                                     {"place": 3, "athlete": "Priya Patel", "school": "Northview", "mark": "12.58"}],
-                      "teamScores": None, "heat": 2, "windSpeed": 1.2, "isFinal": False,
+                      "teamScores": None, "heat": None, "windSpeed": None, "isFinal": False,
                       "lastUpdated": iso(now - timedelta(minutes=3))},
         },
     }
@@ -79,3 +79,14 @@ for (const el of frame.querySelectorAll('.label, .countdown, .badge, .part')) {
 }
 return {frame: {w: box.width, h: box.height}, cut, texts};
 """
+
+
+# What of each activity's content state must be visible on its Lock Screen: a text, or a date shown as a
+# countdown (`[data-countdown=F]`) or as a time of day (`.label.time`).
+VISIBLE_STATE = {
+    "DeliveryActivityAttributes": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
+                                   "courierName": "Sam"},
+    "pizza-delivery": {"driverName": "Bill James", "deliveryTimer": "countdown"},
+    "MeetResultsAttributes": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "isFinal": "No",
+                              "lastUpdated": "time"},
+}

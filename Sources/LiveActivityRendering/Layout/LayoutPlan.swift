@@ -62,12 +62,12 @@ public struct LayoutPlan: Sendable, Equatable {
 
     /// Lines of fields (besides the title row and the status) a presentation's markup holds: the Lock Screen card
     /// (which grows to iOS's 160 pt) fits four or five at most, the expanded island (160 pt) two or three, when no
-    /// optional is nil. The markup holds a few more, for nil optionals to leave room to; the frame's `stack fit`
+    /// optional is nil. The markup holds about three times as many, for nil optionals to leave room to; the frame's `stack fit`
     /// leaves out whole, at render time, the ones that do not fit.
     public static func lineBudget(_ presentation: Presentation, hasStatus: Bool) -> Int {
         switch presentation {
-        case .lockScreen: hasStatus ? 8 : 9
-        case .expanded: hasStatus ? 4 : 5
+        case .lockScreen: hasStatus ? 12 : 13
+        case .expanded: hasStatus ? 6 : 7
         case .compact, .minimal, .small: 0
         }
     }

@@ -1,0 +1,96 @@
+"""The face of every kind (issue 27, items 1 and 2): three public-looking `ActivityAttributes` declarations
+nobody here wrote (Tests/fixtures/kinds: a food-delivery tracker, a pizza delivery with a `ClosedRange<Date>`
+and two `ActivityAttributes` structs, school sports results with nested structs, arrays and optionals) are
+accepted by `kinds check`, started over WebSocket, and rendered by the server in all five presentations with
+the generated layout inside the renderer's frame. Measured in Chromium: nothing is cut mid-line (a line
+ellipsises, a field that does not fit is left out whole), every non-nil top-level value of the content state is
+visible on the Lock Screen, the kind's colours are drawn, and `data-countdown` ticks in the static renderings
+and on the dashboard alike. Waits for states, never for time."""
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.request
+from datetime import datetime, timezone
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from face_support import FIXTURE_KINDS, MEASURE, PRESENTATIONS, VISIBLE_STATE, start_all
+from test_page import assert_clean_console, browser, open_dashboard, wait_for  # noqa: F401 (browser: a fixture)
+from wsclient import run
+
+
+@pytest.fixture
+def srv(start_server):
+    return start_server("--kinds", str(FIXTURE_KINDS))
+
+
+def test_kinds_check_accepts_the_three_declarations():
+    from conftest import liveactivity_bin
+    out = subprocess.run([str(liveactivity_bin()), "kinds", "check", str(FIXTURE_KINDS)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert [line.split("\t")[0] for line in out.stdout.splitlines()] == ["ok"] * 3, out.stdout
+
+
+def test_every_presentation_shows_the_values_whole(srv, browser):
+    ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
+    for kind, aid in ids.items():
+        for presentation in PRESENTATIONS:
+            browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
+            main = wait_for("the rendering", lambda: browser.find_element(By.CSS_SELECTOR, "main"))
+            measured = browser.execute_script(MEASURE, main)
+            assert measured, f"{kind} {presentation}: no frame"
+            assert measured["cut"] == [], f"{kind} {presentation}: cut mid-line: {measured['cut']}"
+            assert measured["texts"], f"{kind} {presentation}: nothing visible"
+            if presentation == "lock-screen":
+                assert measured["frame"]["h"] <= 160.5, measured["frame"]          # iOS's maximum height
+                visible = " | ".join(measured["texts"])
+                for field, expected in VISIBLE_STATE[kind].items():
+                    if expected == "countdown":
+                        assert browser.find_elements(By.CSS_SELECTOR, f'[data-countdown="{field}"]'), (kind, field)
+                    elif expected == "time":
+                        assert browser.find_elements(By.CSS_SELECTOR, ".la-frame .label.time"), (kind, field)
+                    else:
+                        assert expected in visible, (kind, field, visible)
+                assert "Attributes" not in visible and "T0" not in visible, visible  # no struct name, no ISO strings
+            if presentation == "minimal":
+                assert measured["frame"]["w"] <= 45.5, measured["frame"]            # iOS's minimal width
+    # The kind's colours (kind.json's activityBackgroundTint): the card is drawn in them, text in white on it.
+    browser.get(f"{srv.url}/activities/{ids['pizza-delivery']}/render/lock-screen?theme=light")
+    colours = browser.execute_script("const s = getComputedStyle(document.querySelector('.la-frame'));"
+                                     "return [s.backgroundColor, s.color];")
+    assert colours == ["rgb(179, 38, 30)", "rgb(255, 255, 255)"], colours
+
+
+def test_data_countdown_ticks_in_the_static_renderings(srv, browser):
+    ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
+    for kind, field in (("DeliveryActivityAttributes", "estimatedDeliveryTime"), ("pizza-delivery", "deliveryTimer")):
+        browser.get(f"{srv.url}/activities/{ids[kind]}/render/lock-screen")
+        countdown = browser.find_element(By.CSS_SELECTOR, f'[data-countdown="{field}"]')
+        assert countdown.get_attribute("data-end"), "the live script needs the field's bounds"
+        first = countdown.text
+        wait_for(f"{kind}'s countdown to tick", lambda: countdown.text != first, timeout=3)
+    # A template's own data-countdown on any date field ticks too (not only the kind's countdown, nor only .countdown).
+    progress = browser.find_elements(By.CSS_SELECTOR, 'progress[data-progress="deliveryTimer"]')
+    assert progress and int(progress[0].get_attribute("value")) > 0
+
+
+def test_the_dashboard_draws_the_same_face_and_ticks(srv, browser):
+    open_dashboard(browser, srv.url)
+    ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
+    aid = ids["DeliveryActivityAttributes"]
+    row = wait_for("the delivery's Lock Screen", lambda: browser.find_element(
+        By.CSS_SELECTOR, f'.lock-item[data-activity-id="{aid}"] .lock-screen.la-frame'))
+    measured = browser.execute_script(MEASURE, row)
+    assert measured["cut"] == [], measured["cut"]
+    assert "Your courier is on the way" in measured["texts"] and "Sam" in measured["texts"], measured["texts"]
+    countdown = row.find_element(By.CSS_SELECTOR, '[data-countdown="estimatedDeliveryTime"]')
+    first = wait_for("a countdown", lambda: countdown.text)
+    wait_for("the page's countdown to tick", lambda: countdown.text != first, timeout=3)
+    # The pizza's colours reach the page too (on the fragment's host, through CSSOM: the CSP allows no style attributes).
+    pizza = wait_for("the pizza's Lock Screen", lambda: browser.find_element(
+        By.CSS_SELECTOR, f'.lock-item[data-activity-id="{ids["pizza-delivery"]}"] .lock-screen.la-frame'))
+    wait_for("the pizza's tint", lambda: browser.execute_script(
+        "return getComputedStyle(arguments[0]).backgroundColor", pizza) == "rgb(179, 38, 30)")
+    assert_clean_console(browser)
