@@ -90,3 +90,9 @@ VISIBLE_STATE = {
     "MeetResultsAttributes": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "isFinal": "No",
                               "lastUpdated": "time"},
 }
+
+
+def first(driver, css: str):
+    """The first element matching `css`, or None (for wait_for: no exception while it is not there yet)."""
+    found = driver.find_elements("css selector", css)
+    return found[0] if found else None

@@ -8,15 +8,13 @@ visible on the Lock Screen, the kind's colours are drawn, and `data-countdown` t
 and on the dashboard alike. Waits for states, never for time."""
 from __future__ import annotations
 
-import json
 import subprocess
-import urllib.request
 from datetime import datetime, timezone
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from face_support import FIXTURE_KINDS, MEASURE, PRESENTATIONS, VISIBLE_STATE, start_all
+from face_support import FIXTURE_KINDS, MEASURE, PRESENTATIONS, VISIBLE_STATE, first, start_all
 from test_page import assert_clean_console, browser, open_dashboard, wait_for  # noqa: F401 (browser: a fixture)
 from wsclient import run
 
@@ -38,7 +36,7 @@ def test_every_presentation_shows_the_values_whole(srv, browser):
     for kind, aid in ids.items():
         for presentation in PRESENTATIONS:
             browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
-            main = wait_for("the rendering", lambda: browser.find_element(By.CSS_SELECTOR, "main"))
+            main = wait_for("the rendering", lambda: first(browser, "main"))
             measured = browser.execute_script(MEASURE, main)
             assert measured, f"{kind} {presentation}: no frame"
             assert measured["cut"] == [], f"{kind} {presentation}: cut mid-line: {measured['cut']}"
@@ -69,8 +67,8 @@ def test_data_countdown_ticks_in_the_static_renderings(srv, browser):
         browser.get(f"{srv.url}/activities/{ids[kind]}/render/lock-screen")
         countdown = browser.find_element(By.CSS_SELECTOR, f'[data-countdown="{field}"]')
         assert countdown.get_attribute("data-end"), "the live script needs the field's bounds"
-        first = countdown.text
-        wait_for(f"{kind}'s countdown to tick", lambda: countdown.text != first, timeout=3)
+        before = countdown.text
+        wait_for(f"{kind}'s countdown to tick", lambda: countdown.text != before, timeout=3)
     # A template's own data-countdown on any date field ticks too (not only the kind's countdown, nor only .countdown).
     progress = browser.find_elements(By.CSS_SELECTOR, 'progress[data-progress="deliveryTimer"]')
     assert progress and int(progress[0].get_attribute("value")) > 0
@@ -80,17 +78,15 @@ def test_the_dashboard_draws_the_same_face_and_ticks(srv, browser):
     open_dashboard(browser, srv.url)
     ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
     aid = ids["DeliveryActivityAttributes"]
-    row = wait_for("the delivery's Lock Screen", lambda: browser.find_element(
-        By.CSS_SELECTOR, f'.lock-item[data-activity-id="{aid}"] .lock-screen.la-frame'))
+    row = wait_for("the delivery's Lock Screen", lambda: first(browser, f'.lock-item[data-activity-id="{aid}"] .lock-screen.la-frame'))
     measured = browser.execute_script(MEASURE, row)
     assert measured["cut"] == [], measured["cut"]
     assert "Your courier is on the way" in measured["texts"] and "Sam" in measured["texts"], measured["texts"]
     countdown = row.find_element(By.CSS_SELECTOR, '[data-countdown="estimatedDeliveryTime"]')
-    first = wait_for("a countdown", lambda: countdown.text)
-    wait_for("the page's countdown to tick", lambda: countdown.text != first, timeout=3)
+    before = wait_for("a countdown", lambda: countdown.text)
+    wait_for("the page's countdown to tick", lambda: countdown.text != before, timeout=3)
     # The pizza's colours reach the page too (on the fragment's host, through CSSOM: the CSP allows no style attributes).
-    pizza = wait_for("the pizza's Lock Screen", lambda: browser.find_element(
-        By.CSS_SELECTOR, f'.lock-item[data-activity-id="{ids["pizza-delivery"]}"] .lock-screen.la-frame'))
+    pizza = wait_for("the pizza's Lock Screen", lambda: first(browser, f'.lock-item[data-activity-id="{ids["pizza-delivery"]}"] .lock-screen.la-frame'))
     wait_for("the pizza's tint", lambda: browser.execute_script(
         "return getComputedStyle(arguments[0]).backgroundColor", pizza) == "rgb(179, 38, 30)")
     assert_clean_console(browser)

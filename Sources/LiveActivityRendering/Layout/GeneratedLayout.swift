@@ -22,7 +22,7 @@ public enum GeneratedLayout {
             var lines = ["<div class=\"stack fit\">",
                          "  <div class=\"row\">\(icon)\(title)<span class=\"spacer\"></span>\(badge)\(lead(choice.countdown, large: true))</div>"]
             if let status = choice.status {
-                lines.append("  {{#display.\(status.key)}}<div class=\"row\"><span class=\"label status\">{{display.\(status.key).text}}</span></div>{{/display.\(status.key)}}")
+                lines.append("  {{#display.\(status.key)}}<div class=\"row\"><span class=\"label headline\">{{display.\(status.key).text}}</span></div>{{/display.\(status.key)}}")
             }
             if presentation == .lockScreen, let countdown = choice.countdown {
                 let key = countdown.key
@@ -33,14 +33,14 @@ public enum GeneratedLayout {
             return comment + lines.joined(separator: "\n") + "\n"
         case .compact:
             let trailing = choice.countdown.map { lead($0, large: false) }
-                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label status\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
+                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label headline\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
                 ?? "<span class=\"label\">\(text(plan.title))</span>"
             return comment + "\(icon)\n<span class=\"trailing\">\(trailing)</span>\n"
         case .minimal:
             return comment + (choice.countdown.map { lead($0, large: false) } ?? icon) + "\n"
         case .small:
             let second = choice.countdown.map { lead($0, large: true) }
-                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label status\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
+                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label headline\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
                 ?? badge
             return comment + "<div class=\"stack\">\n  <div class=\"row\">\(icon)\(title)</div>\n  <div class=\"row\">\(second)</div>\n</div>\n"
         }
