@@ -8,6 +8,7 @@ visible on the Lock Screen, the kind's colours are drawn, and `data-countdown` t
 and on the dashboard alike. Waits for states, never for time."""
 from __future__ import annotations
 
+import json
 import subprocess
 from datetime import datetime, timezone
 
@@ -90,3 +91,46 @@ def test_the_dashboard_draws_the_same_face_and_ticks(srv, browser):
     wait_for("the pizza's tint", lambda: browser.execute_script(
         "return getComputedStyle(arguments[0]).backgroundColor", pizza) == "rgb(179, 38, 30)")
     assert_clean_console(browser)
+
+
+def test_kinds_new_writes_a_folder_of_the_generated_layout(tmp_path, start_server, browser):
+    from conftest import liveactivity_bin
+    cli = lambda *args: subprocess.run([str(liveactivity_bin()), "kinds", *args], capture_output=True, text=True, timeout=60)
+    kinds = tmp_path / "kinds"
+    out = cli("new", str(kinds / "meet"), "--from", str(FIXTURE_KINDS / "sports-results" / "Attributes.swift"))
+    assert out.returncode == 0, out.stderr
+    written = sorted(p.name for p in (kinds / "meet").iterdir())
+    assert written == sorted(["Attributes.swift", "kind.json", "lock-screen.html", "compact.html", "minimal.html",
+                              "expanded.html", "small.html"]), written
+    assert len(out.stdout.splitlines()) == 7
+    kind = json.loads((kinds / "meet" / "kind.json").read_text())
+    assert kind["name"] == "meet" and kind["label"] == "Meet results" and kind["swiftNames"] == ["MeetResultsAttributes"]
+    assert {"value": "in_progress", "label": "In progress"} in kind["enums"]["eventStatus"]
+    assert "data-countdown" in (kinds / "meet" / "minimal.html").read_text()
+    # Overwrites nothing; two ActivityAttributes structs need --swift-name, which the message says.
+    again = cli("new", str(kinds / "meet"), "--from", str(FIXTURE_KINDS / "sports-results" / "Attributes.swift"))
+    assert again.returncode == 1 and "not empty" in again.stderr, again.stderr
+    two = cli("new", str(kinds / "pizza"), "--from", str(FIXTURE_KINDS / "pizza-delivery" / "Attributes.swift"))
+    assert two.returncode == 1 and "--swift-name" in two.stderr, two.stderr
+    ok = cli("new", str(kinds / "pizza"), "--from", str(FIXTURE_KINDS / "pizza-delivery" / "Attributes.swift"),
+             "--swift-name", "PizzaDeliveryAttributes")
+    assert ok.returncode == 0, ok.stderr
+    check = cli("check", str(kinds))
+    assert check.returncode == 0 and check.stdout.count("ok\t") == 2, check.stdout + check.stderr
+    # The server draws the folder's templates (its own now) in the frame: the enum label from kind.json.
+    srv = start_server("--kinds", str(kinds))
+    from face_support import payloads
+    from wsclient import connect, recv_until, request
+
+    async def go():
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            body = payloads(datetime.now(timezone.utc))["MeetResultsAttributes"]
+            ack = await request(ws, {"type": "start", "requestId": "m", "attributesType": "meet",
+                                     "attributes": body["attributes"], "content": {"state": body["state"]}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    aid = run(go())
+    browser.get(f"{srv.url}/activities/{aid}/render/lock-screen?theme=light")
+    measured = browser.execute_script(MEASURE, first(browser, "main"))
+    assert measured["cut"] == [] and "In progress" in measured["texts"] and "Maya Lopez" in measured["texts"], measured
