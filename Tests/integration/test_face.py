@@ -134,3 +134,19 @@ def test_kinds_new_writes_a_folder_of_the_generated_layout(tmp_path, start_serve
     browser.get(f"{srv.url}/activities/{aid}/render/lock-screen?theme=light")
     measured = browser.execute_script(MEASURE, first(browser, "main"))
     assert measured["cut"] == [] and "In progress" in measured["texts"] and "Maya Lopez" in measured["texts"], measured
+
+
+def test_both_renderers_draw_the_same_face(srv, browser):
+    """The page's renderer (kind-fragment.js over render-context.js's `display`) gives the server's markup for the
+    generated layout and frame of every declared kind and presentation, at one fixed instant."""
+    from test_render_parity import SCRIPT
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ids = run(start_all(srv.ws_url, now))
+    browser.get(srv.url + "/")
+    browser.set_script_timeout(30)
+    result = browser.execute_async_script(SCRIPT, ids, now.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert "error" not in result, result.get("error")
+    assert len(result) == 3 * len(PRESENTATIONS)
+    for name, both in result.items():
+        assert both["templated"], name  # the generated layout is served as the kind's template
+        assert both["server"] == both["page"], f"{name}\nserver: {both['server']}\npage:   {both['page']}"
