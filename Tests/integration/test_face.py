@@ -150,3 +150,35 @@ def test_both_renderers_draw_the_same_face(srv, browser):
     for name, both in result.items():
         assert both["templated"], name  # the generated layout is served as the kind's template
         assert both["server"] == both["page"], f"{name}\nserver: {both['server']}\npage:   {both['page']}"
+
+
+def test_the_walkthrough_template_renders_whole(start_server, browser):
+    """docs/TEMPLATES.md's walkthrough (examples/kinds/delivery: a Lock Screen and a compact template of a few
+    lines, the rest generated) is drawn in the frame, in the kind's colours, nothing cut, its countdown ticking."""
+    srv = start_server("--kinds", str(FIXTURE_KINDS.parents[2] / "examples" / "kinds"))
+    from face_support import payloads
+    from wsclient import connect, recv_until, request
+
+    async def go():
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            body = payloads(datetime.now(timezone.utc))["DeliveryActivityAttributes"]
+            ack = await request(ws, {"type": "start", "requestId": "d", "attributesType": "delivery",
+                                     "attributes": body["attributes"], "content": {"state": body["state"]}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    aid = run(go())
+    for presentation in PRESENTATIONS:
+        browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
+        measured = browser.execute_script(MEASURE, first(browser, "main"))
+        assert measured and measured["cut"] == [], (presentation, measured)
+        if presentation == "lock-screen":
+            texts = " | ".join(measured["texts"])
+            for expected in ("Luigi's Trattoria", "Your courier is on the way", "A-1042 · Margherita, Pepperoni +2", "Sam"):
+                assert expected in texts, (expected, texts)
+            colour = browser.execute_script("return getComputedStyle(document.querySelector('.la-frame')).backgroundColor")
+            assert colour == "rgb(31, 59, 45)", colour
+        if presentation in ("lock-screen", "compact"):
+            countdown = first(browser, '[data-countdown="estimatedDeliveryTime"]')
+            before = countdown.text
+            wait_for("the countdown to tick", lambda: countdown.text != before, timeout=3)

@@ -31,6 +31,7 @@ public struct DeclaredKind: ActivityKind {
     ///   `Date`, `ClosedRange<Date>` or `Range<Date>` field at the top of `ContentState`.
     public init(declaration: ActivityDeclaration, metadata: KindMetadata?) throws(ProtocolError) {
         var metadata = metadata ?? KindMetadata(name: declaration.attributesType, label: Words.title(ofStruct: declaration.attributesType))
+        if !metadata.labelGiven { metadata.label = Words.title(ofStruct: declaration.attributesType) }  // not "Pizza-delivery"
         if !metadata.swiftNames.contains(declaration.attributesType), metadata.name != declaration.attributesType {
             metadata.swiftNames.insert(declaration.attributesType, at: 0)
         }

@@ -35,6 +35,8 @@ public struct KindMetadata: Sendable, Equatable {
     public var name: String
     /// The kind's name as people read it, e.g. `"Workout"` (the dashboard's kind picker).
     public var label: String
+    /// Whether ``label`` was given (by `kind.json`) rather than made from ``name``.
+    public var labelGiven: Bool
     /// The Swift type names an APNs `attributes-type` may use, e.g. `WorkoutWidgetAttributes`.
     public var swiftNames: [String]
     /// The state field that is the countdown (a `Date`, `ClosedRange<Date>` or `Range<Date>`), if any.
@@ -68,6 +70,7 @@ public struct KindMetadata: Sendable, Equatable {
                 enums: [String: [EnumValue]] = [:], limits: [DeclaredPart: [String: FieldLimits]] = [:]) {
         self.name = name
         self.label = label ?? (name.prefix(1).uppercased() + name.dropFirst())
+        self.labelGiven = label != nil
         self.swiftNames = swiftNames
         self.countdown = countdown
         self.durationShortcut = durationShortcut

@@ -77,9 +77,7 @@ public struct LayoutPlan: Sendable, Equatable {
     ///   - declaration: the app's declaration.
     ///   - metadata: the kind's `kind.json` (label, countdown, enum icons, fallback icon, `layout`).
     public init(declaration: ActivityDeclaration, metadata: KindMetadata) {
-        let named = metadata.label != declaration.attributesType
-            && metadata.label != metadata.name.prefix(1).uppercased() + metadata.name.dropFirst()
-        title = named ? metadata.label : Words.title(ofStruct: declaration.attributesType)
+        title = metadata.labelGiven && metadata.label != declaration.attributesType ? metadata.label : Words.title(ofStruct: declaration.attributesType)
         let hasIcons = metadata.enums.values.contains { $0.contains { $0.icon != nil } }
         icon = hasIcons || metadata.fallbackIcon != "workout" || metadata.name == "workout" ? "{{activity.icon}}" : "activity"
         countdownKey = metadata.countdown
