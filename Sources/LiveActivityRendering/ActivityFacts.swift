@@ -100,10 +100,16 @@ struct ActivityFacts {
         return parts.joined(separator: ", ")
     }
 
-    /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script).
+    /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script):
+    /// also when a date comes near (`display.F.near`: a generated layout shows it as a countdown from then on).
     var signature: String {
         [id, state.rawValue, badge, name, stateText, thumbnail?.key ?? "", startMs.map(String.init) ?? "", endMs.map(String.init) ?? "",
-         freezeMs.map(String.init) ?? ""].joined(separator: "|")
+         freezeMs.map(String.init) ?? "", nearFields].joined(separator: "|")
+    }
+
+    /// The date fields near at the instant shown (``DisplayValues``), sorted, comma-separated.
+    var nearFields: String {
+        (context["display"]?.objectValue ?? [:]).filter { $0.value["near"] == .bool(true) }.keys.sorted().joined(separator: ",")
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

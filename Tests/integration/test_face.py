@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -182,3 +182,33 @@ def test_the_walkthrough_template_renders_whole(start_server, browser):
             countdown = first(browser, '[data-countdown="estimatedDeliveryTime"]')
             before = countdown.text
             wait_for("the countdown to tick", lambda: countdown.text != before, timeout=3)
+
+
+def test_a_date_that_comes_near_turns_into_a_countdown(srv, browser):
+    """A date more than an hour away shows as a time of day; once it is within the hour it counts down, on the
+    dashboard and in a live static rendering alike (each draws the activity again when a date comes near)."""
+    from face_support import iso, payloads
+    from wsclient import connect, recv_until, request
+
+    async def start_far() -> str:
+        now = datetime.now(timezone.utc)
+        body = payloads(now)["DeliveryActivityAttributes"]
+        body["state"]["estimatedDeliveryTime"] = iso(now + timedelta(hours=1, seconds=3))
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "far", "attributesType": "DeliveryActivityAttributes",
+                                     "attributes": body["attributes"], "content": {"state": body["state"]}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+
+    open_dashboard(browser, srv.url)
+    aid = run(start_far())
+    card = f'.lock-item[data-activity-id="{aid}"] .la-frame'
+    wait_for("the dashboard's time of day", lambda: first(browser, f"{card} .label.time"))
+    assert not first(browser, f'{card} [data-countdown="estimatedDeliveryTime"]')
+    wait_for("the dashboard's countdown", lambda: first(browser, f'{card} [data-countdown="estimatedDeliveryTime"]'), timeout=8)
+
+    aid = run(start_far())
+    browser.get(f"{srv.url}/activities/{aid}/render/lock-screen")
+    assert first(browser, ".la-frame .label.time") and not first(browser, '[data-countdown="estimatedDeliveryTime"]')
+    wait_for("the static rendering's countdown", lambda: first(browser, '[data-countdown="estimatedDeliveryTime"]'), timeout=15)
