@@ -212,3 +212,23 @@ def test_a_date_that_comes_near_turns_into_a_countdown(srv, browser):
     browser.get(f"{srv.url}/activities/{aid}/render/lock-screen")
     assert first(browser, ".la-frame .label.time") and not first(browser, '[data-countdown="estimatedDeliveryTime"]')
     wait_for("the static rendering's countdown", lambda: first(browser, '[data-countdown="estimatedDeliveryTime"]'), timeout=15)
+
+
+def test_display_values_script_matches_the_shared_cases():
+    """Public/js/display-values.js against the cases the Swift DisplayValues is unit-tested with (equal outputs)."""
+    import shutil
+    repo = FIXTURE_KINDS.parents[2]
+    node = shutil.which("node")
+    assert node, "node is needed to run the page's modules"
+    script = (
+        "import { readFileSync } from 'node:fs';"
+        f"import {{ displayValues }} from '{repo / 'Public/js/display-values.js'}';"
+        f"const cases = JSON.parse(readFileSync('{repo / 'Tests/fixtures/render-context/display-cases.json'}', 'utf8'));"
+        "const bad = cases.filter((c) => JSON.stringify(displayValues(c.fields, c.context ?? {}, c.kind, c.nowMs, c.startMs,"
+        " c.freezeMs, c.offsetMinutes)) !== JSON.stringify(c.expected)).map((c) => c.name);"
+        "console.log(JSON.stringify({count: cases.length, bad}));"
+    )
+    out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["count"] >= 3 and result["bad"] == [], result
