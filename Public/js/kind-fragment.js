@@ -79,8 +79,10 @@ export function framed(content, presentation, context, kindName) {
   attributes += ` data-activity-id="${escape(activity.id ?? "")}" data-activity-state="${escape(activity.state ?? "")}"`;
   if (activity.paused === true) attributes += ' data-paused="true"';
   attributes += ` aria-label="${escape(activity.summary ?? "")}"`;
-  const camera = presentation === "compact" ? '<span class="camera" aria-hidden="true"></span>' : "";
-  return `<${tag} ${attributes}><div class="la-content">${content}</div>${camera}</${tag}>`;
+  let extra = presentation === "compact" ? '<span class="camera" aria-hidden="true"></span>' : "";
+  // An ended activity stays on the Lock Screen until cleared: the system's button (activitySystemActionForegroundColor).
+  if (presentation === "lock-screen" && activity.state === "ended") extra = '<span class="system-action" aria-hidden="true">Clear</span>';
+  return `<${tag} ${attributes}><div class="la-content">${content}</div>${extra}</${tag}>`;
 }
 
 /**

@@ -26,8 +26,13 @@ extension ActivityRenderer {
         attributes += " data-activity-state=\"\(HTML.escape(activity?["state"]?.stringValue ?? ""))\""
         if activity?["paused"] == .bool(true) { attributes += " data-paused=\"true\"" }
         attributes += " aria-label=\"\(HTML.escape(activity?["summary"]?.stringValue ?? ""))\""
-        let camera = presentation == .compact ? "<span class=\"camera\" aria-hidden=\"true\"></span>" : ""
-        return "<\(frame.tag) \(attributes)><div class=\"la-content\">\(content)</div>\(camera)</\(frame.tag)>"
+        var extra = presentation == .compact ? "<span class=\"camera\" aria-hidden=\"true\"></span>" : ""
+        // An ended activity stays on the Lock Screen until cleared: the system's button, in
+        // activitySystemActionForegroundColor (kind.json), as iOS shows it beside the card.
+        if presentation == .lockScreen, activity?["state"]?.stringValue == "ended" {
+            extra = "<span class=\"system-action\" aria-hidden=\"true\">Clear</span>"
+        }
+        return "<\(frame.tag) \(attributes)><div class=\"la-content\">\(content)</div>\(extra)</\(frame.tag)>"
     }
 
     /// Whether the first element of `markup` carries a frame class.

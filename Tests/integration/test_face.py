@@ -232,3 +232,32 @@ def test_display_values_script_matches_the_shared_cases():
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["count"] >= 3 and result["bad"] == [], result
+
+
+def test_an_ended_card_shows_the_system_action_in_the_kinds_colour(srv, browser):
+    """An ended activity's Lock Screen card keeps its content within 160 pt and shows the system's Clear button in
+    kind.json's activitySystemActionForegroundColor; both renderers draw it."""
+    from test_render_parity import SCRIPT
+    from wsclient import connect, recv_until, request
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ids = run(start_all(srv.ws_url, now))
+
+    async def end(activity_id: str):
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "end", "requestId": "e", "activityId": activity_id, "dismissalPolicy": "default"})
+            assert ack["type"] == "ack", ack
+    run(end(ids["pizza-delivery"]))
+    browser.get(f"{srv.url}/activities/{ids['pizza-delivery']}/render/lock-screen?theme=light")
+    measured = browser.execute_script(MEASURE, first(browser, "main"))
+    assert measured["cut"] == [] and measured["frame"]["h"] <= 160.5, measured
+    action = first(browser, ".la-frame > .system-action")
+    assert action and action.text == "Clear"
+    assert browser.execute_script("return getComputedStyle(arguments[0]).color", action) == "rgb(255, 255, 255)"
+    browser.get(srv.url + "/")
+    browser.set_script_timeout(30)
+    later = datetime.now(timezone.utc).replace(microsecond=0)
+    result = browser.execute_async_script(SCRIPT, {"pizza": ids["pizza-delivery"]}, later.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert "error" not in result, result.get("error")
+    both = result["pizza/lock-screen"]
+    assert both["server"] == both["page"] and "Clear" in both["page"], both
