@@ -190,8 +190,8 @@ def test_a_declared_kind_on_the_dashboard_renders_like_the_server(srv, browser):
     wait_for("the phase's icon, inlined", lambda: lock.find_elements(By.CSS_SELECTOR, "svg.interval-icon"))  # the phase's icon, inlined
     minimal = island.find_element(By.CSS_SELECTOR, ".island-minimal")  # the generated layout: the countdown
     assert minimal.find_elements(By.CSS_SELECTOR, '[data-countdown="interval"]') and re.fullmatch(r"\d+:\d\d", minimal.text), minimal.text
-    # A kind with a countdown gets the page's controls under its Lock Screen; they name its title.
-    assert row.find_element(By.CSS_SELECTOR, "button.control-pause").accessible_name == "Pause Ada: Five by five workout"
+    # A kind with a countdown gets the page's controls under its Lock Screen; they name its title (no "workout").
+    assert row.find_element(By.CSS_SELECTOR, "button.control-pause").accessible_name == "Pause Ada: Five by five"
     # The countdown ticks on the dashboard.
     countdown = lock.find_element(By.CSS_SELECTOR, ".countdown")
     first = wait_for("a countdown", lambda: re.fullmatch(r"[34]:\d\d", countdown.text) and countdown.text)
