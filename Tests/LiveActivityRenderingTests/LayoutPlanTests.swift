@@ -136,4 +136,25 @@ struct LayoutPlanTests {
         #expect(rules == #"[data-kind="pizza-delivery"] { --kind-tint: #b3261e; --kind-foreground: #fff; --activity-system-action-foreground: #ffffff; }"#)
         #expect(KindColours.foreground(on: "#f4f4f7") == "#000")
     }
+
+    @Test func everyGeneratedTemplateParsesAndIsDrawnInItsFrame() throws {
+        let kinds = [try Self.kind("food-delivery"), try Self.kind("pizza-delivery", swiftName: "PizzaDeliveryAttributes"),
+                     try Self.kind("sports-results")]
+        let registry = KindRegistry(kinds)
+        let templates = KindTemplates.none.withGenerated(for: registry)
+        let frames: [Presentation: String] = [.lockScreen: #"<article class="lock-screen la-frame""#, .compact: #"<div class="island-compact la-frame""#,
+                                              .minimal: #"<div class="island-minimal la-frame""#, .expanded: #"<div class="island-expanded la-frame""#,
+                                              .small: #"<div class="activity-small la-frame""#]
+        let t0 = Date(timeIntervalSince1970: 1_796_119_800)
+        for kind in kinds {
+            let activity = Activity(id: "x", attributesType: kind.attributesType, attributes: .object([:]),
+                                    content: ActivityContent(state: .object([:]), staleDate: nil), timer: nil, startDate: t0)
+            let renderer = ActivityRenderer(assets: RenderAssets(stylesheet: "", icons: [:]), kinds: registry, templates: templates)
+            for presentation in Presentation.allCases {
+                #expect(templates.text(kind: kind.attributesType, presentation: presentation)?.contains("Generated from the declaration") == true)
+                let html = renderer.fragment(for: activity, presentation: presentation, now: t0)
+                #expect(html.hasPrefix(frames[presentation]!), "\(kind.attributesType) \(presentation)")
+            }
+        }
+    }
 }
