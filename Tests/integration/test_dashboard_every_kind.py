@@ -5,6 +5,7 @@ RESUME / ±1 min appear only under activities whose kind has a countdown; the he
 Waits for states, never for time."""
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -103,4 +104,33 @@ def test_a_kind_added_while_the_page_is_open_shows_up_without_controls(srv, brow
     wait_for("its values", lambda: "Rising" in row.text and "231.5" in row.text and "AAPL" in row.text)
     # No countdown: no PAUSE / RESUME / ±1 min under it.
     assert not [b for b in row.find_elements(By.CSS_SELECTOR, "button.control") if b.is_displayed()]
+    assert_clean_console(browser)
+
+
+def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
+    """The pizza's ClosedRange<Date> is a duration from now; the results' [Finisher] is JSON; both start."""
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="pizza-delivery"]').click()
+    fields = wait_for("the pizza's fields", lambda: first(browser, '.schema-fields[data-kind="pizza-delivery"]:not([hidden])'))
+    timer = fields.find_element(By.CSS_SELECTOR, 'input[name="deliveryTimer"]')
+    assert timer.get_attribute("data-countdown") == "true" and timer.get_attribute("value") == "20"
+    fields.find_element(By.CSS_SELECTOR, 'input[name="driverName"]').send_keys("Bill James")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the pizza's Lock Screen", lambda: first(browser, '.lock-item[data-kind="pizza-delivery"] .la-frame'))
+    wait_for("its countdown", lambda: re.fullmatch(r"(20:00|19:\d\d)", card.find_element(
+        By.CSS_SELECTOR, '[data-countdown="deliveryTimer"]').text))
+
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="MeetResultsAttributes"]').click()
+    fields = wait_for("the results' fields", lambda: first(browser, '.schema-fields[data-kind="MeetResultsAttributes"]:not([hidden])'))
+    Select(fields.find_element(By.CSS_SELECTOR, 'select[name="eventStatus"]')).select_by_visible_text("in_progress")
+    finishers = fields.find_element(By.CSS_SELECTOR, 'textarea[name="finishers"]')
+    finishers.clear()
+    finishers.send_keys('[{"place": 1, "athlete": "Maya Lopez", "school": "Riverside"}]')
+    fields.find_element(By.CSS_SELECTOR, 'input[name="meetName"]').send_keys("County Championships")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="sport"]').send_keys("Track")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the results' Lock Screen", lambda: first(browser, '.lock-item[data-kind="MeetResultsAttributes"] .la-frame'))
+    wait_for("its rows", lambda: "Maya Lopez" in card.text and "in_progress" in card.text)
+    assert browser.find_element(By.ID, "error").text == ""
     assert_clean_console(browser)
