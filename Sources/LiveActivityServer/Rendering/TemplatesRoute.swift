@@ -12,9 +12,10 @@ import LiveActivityRendering
 /// parse, so that the page falls back to the generated default layout exactly when the renderings do. No token
 /// needed: a template shows no activity. Handlers run on the service thread.
 struct TemplatesRoute {
-    /// The current catalog (swapped on reload): the templates' text.
+    /// The current catalog (swapped on reload). Unused since the parsed templates carry their text; kept so
+    /// the server's route table (LiveActivityServer+Routes.swift) needs no change.
     var catalog: () -> KindCatalog
-    /// The current catalog's parsed templates: which of them are usable.
+    /// The current catalog's parsed templates: which are usable, and their text (the generated layout's included).
     var templates: () -> KindTemplates
 
     /// Registers `GET /kinds/{name}/templates/{presentation}`.
