@@ -157,4 +157,21 @@ struct LayoutPlanTests {
             }
         }
     }
+
+    @Test func keysNoPathCanHoldAreLeftOut() throws {
+        let source = """
+        import ActivityKit
+        struct OddAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable {
+                var eta: Date
+                var note: String
+                enum CodingKeys: String, CodingKey { case eta = "eta.time", note = "note" }
+            }
+            var name: String
+        }
+        """
+        let declaration = try ActivityDeclaration(swiftSource: source)
+        let plan = LayoutPlan(declaration: declaration, metadata: KindMetadata(name: "odd"))
+        #expect(plan.fields.map(\.key) == ["note", "name"])
+    }
 }

@@ -178,6 +178,9 @@ def test_the_walkthrough_template_renders_whole(start_server, browser):
                 assert expected in texts, (expected, texts)
             colour = browser.execute_script("return getComputedStyle(document.querySelector('.la-frame')).backgroundColor")
             assert colour == "rgb(31, 59, 45)", colour
+        if presentation == "expanded":  # kind.json's layout chose and ordered these fields
+            texts = measured["texts"]
+            assert texts.index("Items") < texts.index("Courier name") and "Restaurant name" not in texts, texts
         if presentation in ("lock-screen", "compact"):
             countdown = first(browser, '[data-countdown="estimatedDeliveryTime"]')
             before = countdown.text
