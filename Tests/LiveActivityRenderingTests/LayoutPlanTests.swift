@@ -61,12 +61,14 @@ struct LayoutPlanTests {
         #expect(finishers.shape == .rows(["place", "athlete", "school", "mark"]) && finishers.lines == 3)
         let expanded = plan.choice(for: .expanded)
         #expect(expanded.status?.key == "eventStatus")
-        // Six lines with a status: currentEvent (1), finishers (3), heat, windSpeed; teamScores (3) is left out
-        // whole, as is isFinal (no line left). The frame's `stack fit` leaves out at render time what does not fit.
-        #expect(expanded.fields.map(\.key) == ["currentEvent", "finishers", "heat", "windSpeed"])
+        // Six lines with a status: currentEvent (1), finishers (3); teamScores (3) is left out whole; heat,
+        // windSpeed and isFinal (short) share one line; meetName. The frame's `stack fit` leaves out at render
+        // time what does not fit.
+        #expect(expanded.fields.map(\.key) == ["currentEvent", "finishers", "heat", "windSpeed", "isFinal", "meetName"])
+        #expect(expanded.lines.map { $0.map(\.key) }[2] == ["heat", "windSpeed", "isFinal"])
         let lock = plan.choice(for: .lockScreen)
-        #expect(lock.fields.map(\.key) == ["currentEvent", "finishers", "teamScores", "heat", "windSpeed", "isFinal", "meetName", "venue"])
-        #expect(lock.fields.reduce(0) { $0 + $1.lines } <= LayoutPlan.lineBudget(.lockScreen, hasStatus: true))
+        #expect(lock.fields.map(\.key) == ["currentEvent", "finishers", "teamScores", "heat", "windSpeed", "isFinal", "meetName", "venue", "sport"])
+        #expect(lock.lines.reduce(0) { $0 + LayoutPlan.Choice.cost($1) } <= LayoutPlan.lineBudget(.lockScreen, hasStatus: true))
     }
 
     @Test func kindJSONChoosesAndOrdersTheFieldsPerPresentation() throws {

@@ -37,7 +37,7 @@ def payloads(now: datetime) -> dict[str, dict]:
                       "finishers": [{"place": 1, "athlete": "Maya Lopez", "school": "Riverside", "mark": "12.31"},
                                     {"place": 2, "athlete": "Jordan Smith", "school": "Eastlake", "mark": None},
                                     {"place": 3, "athlete": "Priya Patel", "school": "Northview", "mark": "12.58"}],
-                      "teamScores": None, "heat": None, "windSpeed": None, "isFinal": False,
+                      "teamScores": None, "heat": 2, "windSpeed": 1.2, "isFinal": False,
                       "lastUpdated": iso(now - timedelta(minutes=3))},
         },
     }
@@ -87,8 +87,8 @@ VISIBLE_STATE = {
     "DeliveryActivityAttributes": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
                                    "courierName": "Sam"},
     "pizza-delivery": {"driverName": "Bill James", "deliveryTimer": "countdown"},
-    "MeetResultsAttributes": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "isFinal": "No",
-                              "lastUpdated": "time"},
+    "MeetResultsAttributes": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
+                              "isFinal": "No", "lastUpdated": "time"},
 }
 
 

@@ -28,7 +28,7 @@ public enum GeneratedLayout {
                 let key = countdown.key
                 lines.append("  {{#display.\(key).near}}<progress class=\"progress\" data-progress=\"\(key)\" max=\"1000\" value=\"{{display.\(key).progress}}\"></progress>{{/display.\(key).near}}")
             }
-            lines += choice.fields.map { "  " + line($0) }
+            lines += choice.lines.map { "  " + ($0.count == 1 ? line($0[0]) : stats($0)) }
             lines.append("</div>")
             return comment + lines.joined(separator: "\n") + "\n"
         case .compact:
@@ -80,6 +80,14 @@ public enum GeneratedLayout {
             return "{{#display.\(key)}}<div class=\"stack\">\(heading)\(rows)</div>{{/display.\(key)}}"
         }
         return "{{#display.\(key)}}<div class=\"row\">\(name)\(value)</div>{{/display.\(key)}}"
+    }
+
+    /// Short fields (numbers, `Bool`s) side by side on one line, each its name and value; a nil one is left out.
+    static func stats(_ fields: [LayoutPlan.Field]) -> String {
+        "<div class=\"row stats\">" + fields.map { field in
+            "{{#display.\(field.key)}}<span class=\"stat\"><span class=\"label secondary\">\(text(field.label))</span>"
+                + "<span class=\"label\">{{display.\(field.key).text}}</span></span>{{/display.\(field.key)}}"
+        }.joined() + "</div>"
     }
 
     /// A struct's fields as parts of one line (`.part + .part` draws the " · " between them).

@@ -31,6 +31,8 @@ public struct LayoutPlan: Sendable, Equatable {
         public var isEnum: Bool
         /// Whether the field is a date range (`ClosedRange<Date>`, `Range<Date>`).
         public var isRange: Bool
+        /// Whether the value is short (a number or a `Bool`): up to three such fields in a row share a line.
+        public var isShort = false
 
         /// Lines the field takes: a heading and ``DisplayValues/rowLimit`` rows for an array of structs, else one.
         public var lines: Int {
@@ -46,8 +48,18 @@ public struct LayoutPlan: Sendable, Equatable {
         /// The enum field shown as the status, if any.
         public var status: Field?
         /// The other fields shown, in order (only in the Lock Screen and expanded presentations).
-        public var fields: [Field]
+        public var fields: [Field] { lines.flatMap { $0 } }
+        /// The same fields by line: one field, or two or three short ones side by side.
+        public var lines: [[Field]]
+
+        /// Lines a group of fields takes: a short group one, a single field its own ``Field/lines``.
+        public static func cost(_ line: [Field]) -> Int {
+            line.count == 1 ? line[0].lines : 1
+        }
     }
+
+    /// How many short fields (numbers, `Bool`s) share a line at most.
+    public static let shortPerLine = 3
 
     /// The title: `kind.json`'s `label`, else the struct's name in words without "Attributes".
     public var title: String
@@ -101,15 +113,21 @@ public struct LayoutPlan: Sendable, Equatable {
             }
             var isEnum = false
             if case .enumeration = type { isEnum = true }
-            return Field(key: declared.key, label: Words.label(ofField: declared.name), shape: shape, isEnum: isEnum,
-                         isRange: type == .closedDateRange || type == .dateRange)
+            var field = Field(key: declared.key, label: Words.label(ofField: declared.name), shape: shape, isEnum: isEnum,
+                              isRange: type == .closedDateRange || type == .dateRange)
+            switch type {
+            case .integer, .double, .bool: field.isShort = true
+            default: break
+            }
+            return field
         }
         var seen = Set<String>()
         fields = fields.filter { seen.insert($0.key).inserted }
     }
 
     /// What `presentation` shows: the countdown (`kind.json`'s, else the first date range, else the first
-    /// date), the status (the first enum), and the fields that fit whole in its lines, in order. With
+    /// date), the status (the first enum), and the fields that fit whole in its lines, in order (two or three
+    /// numbers or `Bool`s in a row share a line). With
     /// `kind.json`'s `layout` for it, only the fields it lists, in its order.
     public func choice(for presentation: Presentation) -> Choice {
         var candidates = fields
@@ -119,14 +137,22 @@ public struct LayoutPlan: Sendable, Equatable {
         let dates = candidates.filter { $0.shape == .date }
         let countdown = dates.first { $0.key == countdownKey } ?? dates.first { $0.isRange } ?? dates.first
         let status = candidates.first { $0.isEnum }
-        var budget = Self.lineBudget(presentation, hasStatus: status != nil)
-        var shown: [Field] = []
+        var groups: [[Field]] = []
         for field in candidates where field.key != countdown?.key && field.key != status?.key {
-            guard field.lines <= budget else { continue }
-            shown.append(field)
-            budget -= field.lines
+            if field.isShort, let last = groups.last, last.allSatisfy(\.isShort), last.count < Self.shortPerLine {
+                groups[groups.count - 1].append(field)
+            } else {
+                groups.append([field])
+            }
         }
-        return Choice(countdown: countdown, status: status, fields: shown)
+        var budget = Self.lineBudget(presentation, hasStatus: status != nil)
+        var shown: [[Field]] = []
+        for group in groups {
+            guard Choice.cost(group) <= budget else { continue }
+            shown.append(group)
+            budget -= Choice.cost(group)
+        }
+        return Choice(countdown: countdown, status: status, lines: shown)
     }
 
     /// The JSON keys of a declared struct's fields, in order (none for a struct the declaration lacks).
