@@ -4,8 +4,9 @@
 // holds one presentation (Lock Screen, compact, minimal, expanded or small) of one activity in a host
 // element, re-rendered only when the activity changed, its countdowns ticked in between.
 
-import { fetchTemplates, renderFragment, resolveIcons, tickCountdowns } from "./kind-fragment.js";
+import { fetchTemplates, kindColours, renderFragment, resolveIcons, tickCountdowns } from "./kind-fragment.js";
 import { parseDateMs } from "./time.js";
+import { buildRenderContext } from "./render-context.js";
 
 /** The kinds the server lists (`GET /kinds`) and their compiled templates, fetched once per kind. */
 export class KindTemplates {
@@ -65,6 +66,22 @@ export class KindTemplates {
   }
 }
 
+/** How often a fragment checks whether a date came near (a countdown from then on, a time of day before), in ms. */
+const NEAR_CHECK_MS = 1000;
+
+/**
+ * Which date fields are near at `nowMs` (`display.F.near`, docs/TEMPLATES.md): a generated layout shows those as
+ * countdowns and the others as times of day, so the fragment is drawn again when this changes.
+ * @param {object} activity the protocol's activity object.
+ * @param {object} kind the kind as `GET /kinds` lists it.
+ * @param {number} nowMs epoch ms.
+ * @returns {string} e.g. "estimatedDeliveryTime", "" when none.
+ */
+export function nearFields(activity, kind, nowMs) {
+  const display = buildRenderContext(activity, kind, nowMs).display ?? {};
+  return Object.keys(display).filter((key) => display[key]?.near === true).sort().join(",");
+}
+
 /** Whether an activity's stale date has passed at `nowMs` (the render context then shows it stale). */
 function staleAt(activity, nowMs) {
   const stale = parseDateMs(activity?.content?.staleDate);
@@ -114,14 +131,21 @@ export class Fragment {
    */
   show(activity, kind, templates, nowMs) {
     const stale = staleAt(activity, nowMs);
-    const key = JSON.stringify([kind.name, Object.keys(templates).sort(), stale, activity]);
+    const near = nearFields(activity, kind, nowMs);
+    const key = JSON.stringify([kind.name, Object.keys(templates).sort(), stale, near, activity]);
     if (key === this._key) return false;
     const focused = this._focusedIndex();
     this._key = key;
     this._stale = stale;
+    this._near = near;
+    this._kind = kind;
+    this._nearCheckedMs = nowMs;
     this.activity = activity;
     const offsetMinutes = -new Date(nowMs).getTimezoneOffset();
     this.host.innerHTML = renderFragment(templates[this.presentation], activity, kind, this.presentation, nowMs, offsetMinutes);
+    // The kind's colours, on the host (inherited by the frame): CSSOM, which the page's CSP allows.
+    for (const name of ["--kind-tint", "--kind-foreground", "--activity-system-action-foreground"]) this.host.style.removeProperty(name);
+    for (const [name, value] of kindColours(kind)) this.host.style.setProperty(name, value);
     addDensities(this.host, activity);
     resolveIcons(this.host).catch(() => {});
     tickCountdowns(this.host, activity, nowMs);
@@ -132,12 +156,17 @@ export class Fragment {
   /**
    * Updates the countdowns to `nowMs` (clamped at 0:00, frozen while paused or ended).
    * @param {number} nowMs the server's current time, epoch ms.
-   * @returns {boolean} whether the stale date passed since the last render (render it again).
+   * @returns {boolean} whether the stale date passed, or a date came near, since the last render (render it again).
    */
   tick(nowMs) {
     if (!this.activity) return false;
     tickCountdowns(this.host, this.activity, nowMs);
-    return staleAt(this.activity, nowMs) !== this._stale;
+    if (staleAt(this.activity, nowMs) !== this._stale) return true;
+    if (this._kind && Math.abs(nowMs - this._nearCheckedMs) >= NEAR_CHECK_MS) {
+      this._nearCheckedMs = nowMs;
+      return nearFields(this.activity, this._kind, nowMs) !== this._near;
+    }
+    return false;
   }
 
   /** Empties the host. */

@@ -5,6 +5,7 @@ import { Store } from "./store.js";
 import { TokenKeeper, sessionStore } from "./token.js";
 import { View } from "./view.js";
 import { EmojiKind } from "./kinds/emoji.js";
+import { DeclaredKinds } from "./kinds/declared-kinds.js";
 import { SharesPanel } from "./shares.js";
 import { nextTimeOfDayMs, parseDurationSeconds } from "./time.js";
 import { Liveness } from "./liveness.js";
@@ -26,15 +27,29 @@ const view = new View();
 view.useClock(() => store.serverNow(Date.now()));
 const emojiKind = new EmojiKind(document.querySelector("#start-form"), (message) => request(message),
   (text) => view.showError(text));
-// The kinds the server accepts: the workout picker, the kind switch and every activity's templates come from
-// GET /kinds.
-fetchKinds().then((kinds) => {
+const declaredKinds = new DeclaredKinds(document.querySelector("#start-form"), (message) => request(message),
+  (text) => view.showError(text));
+emojiKind.onSelect((kind) => declaredKinds.select(kind));
+/** How often the page asks the server for its kinds again (a kind folder may be added while it is open), in ms. */
+const KINDS_POLL_MS = 4000;
+let kindsSeen = null;
+// The kinds the server accepts: the workout picker, the kind switch, the START fields and every activity's
+// templates come from GET /kinds, read again now and then and on every connect (a kind added or changed while
+// the page is open shows up); nothing is redrawn when the listing did not change.
+async function refreshKinds() {
+  const kinds = await fetchKinds();
+  const text = JSON.stringify(kinds);
+  if (text === kindsSeen || (!kinds.length && kindsSeen !== null)) return;
+  kindsSeen = text;
   view.setKinds(kinds); // none (no answer): every activity in the default layout
   if (!kinds.length) return;
   setKinds(kinds);
   view.renderWorkouts(workoutChoices(kinds));
   emojiKind.renderKinds(kinds);
-});
+  declaredKinds.setKinds(kinds);
+}
+refreshKinds();
+setInterval(() => { if (document.visibilityState === "visible") refreshKinds(); }, KINDS_POLL_MS);
 const tokens = new TokenKeeper(sessionStore(), tokenFromLocation(location));
 const shares = new SharesPanel((message) => send(message));
 const historyPanel = new HistoryPanel((message) => send(message));
@@ -74,6 +89,7 @@ const socket = new ReconnectingSocket(() => resumeUrl(baseUrl, store.sequence, s
     if (state !== "open") return;
     liveness.opened();
     store.connectionOpened();
+    refreshKinds();
     // Browsers cannot set headers on a WebSocket: the token goes in a `hello` on every connect.
     sayHello();
     hintTimer = setTimeout(() => {

@@ -1,7 +1,8 @@
 // One activity drawn with its kind's template, on the page: the same Mustache template (`GET
 // /kinds/{name}/templates/{presentation}`) over the same render context (render-context.js) as the server's
 // static renderings, or the same generated default layout when the kind has no usable template
-// (docs/TEMPLATES.md). Bound elements: `[data-countdown]` ticks (clamped at 0:00, frozen while paused),
+// (docs/TEMPLATES.md), inside the renderer's frame (`framed`). Bound elements: `[data-countdown]` (any date
+// field of the state or the attributes) and `progress[data-progress]` tick (clamped at 0:00, frozen while paused),
 // `<i data-icon>` becomes the icon's inline SVG, `<img data-image>` shows `F.src`.
 
 import { isolated } from "./bidi.js";
@@ -44,7 +45,71 @@ export async function fetchTemplates(kind, fetchImpl = fetch) {
  */
 export function renderFragment(template, activity, kind, presentation, nowMs, offsetMinutes = 0) {
   const context = buildRenderContext(activity, kind, nowMs, offsetMinutes);
-  return template ? template.render(context).trim() : defaultLayout(context, kind, presentation, activity);
+  return template ? framed(template.render(context).trim(), presentation, context, kind.name)
+    : defaultLayout(context, kind, presentation, activity);
+}
+
+const FRAME_CLASSES = new Set(["lock-screen", "island-compact", "island-minimal", "island-expanded", "activity-small"]);
+
+/**
+ * Whether the first element of `markup` carries a frame class (the template draws its own frame).
+ * @param {string} markup
+ * @returns {boolean}
+ */
+export function drawsOwnFrame(markup) {
+  const tag = /<[a-zA-Z][^>]*>/.exec(markup)?.[0] ?? "";
+  const classes = /(?:^|\s)class="([^"]*)"/.exec(tag.slice(1))?.[1] ?? "";
+  return classes.split(" ").some((c) => FRAME_CLASSES.has(c));
+}
+
+/**
+ * `content` inside the presentation's frame (the Lock Screen card, the island's shapes, the small platter), as
+ * the server's `ActivityRenderer+Frame.swift` draws it; a template whose root is a frame already is kept.
+ * @param {string} content the template's rendered markup.
+ * @param {string} presentation e.g. "lock-screen".
+ * @param {object} context the render context.
+ * @param {string} kindName the kind's wire name (`data-kind`).
+ * @returns {string} HTML.
+ */
+export function framed(content, presentation, context, kindName) {
+  if (drawsOwnFrame(content)) return content;
+  const [tag, classes] = FRAMES[presentation] ?? FRAMES["lock-screen"];
+  const activity = context.activity ?? {};
+  let attributes = `class="${classes} la-frame" data-kind="${escape(kindName)}"`;
+  if (tag === "div") attributes += ' role="group"';
+  attributes += ` data-activity-id="${escape(activity.id ?? "")}" data-activity-state="${escape(activity.state ?? "")}"`;
+  if (activity.paused === true) attributes += ' data-paused="true"';
+  attributes += ` aria-label="${escape(activity.summary ?? "")}"`;
+  let extra = presentation === "compact" ? '<span class="camera" aria-hidden="true"></span>' : "";
+  // An ended activity stays on the Lock Screen until cleared: the system's button (activitySystemActionForegroundColor).
+  if (presentation === "lock-screen" && activity.state === "ended") extra = '<span class="system-action" aria-hidden="true">Clear</span>';
+  return `<${tag} ${attributes}><div class="la-content">${content}</div>${extra}</${tag}>`;
+}
+
+/**
+ * A kind's `kind.json` colours as CSS custom properties, as the server's `KindColours` gives them:
+ * `--kind-tint` and `--kind-foreground` (black or white, whichever contrasts more) from
+ * `activityBackgroundTint`, `--activity-system-action-foreground` from `activitySystemActionForegroundColor`.
+ * @param {object} kind the kind as `GET /kinds` lists it.
+ * @returns {Array<[string, string]>}
+ */
+export function kindColours(kind) {
+  const out = [];
+  const hex = (text) => (typeof text === "string" && /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i.test(text) ? text.toLowerCase() : null);
+  const tint = hex(kind?.activityBackgroundTint);
+  if (tint) {
+    let digits = tint.slice(1);
+    if (digits.length <= 4) digits = [...digits.slice(0, 3)].map((c) => c + c).join("");
+    const [r, g, b] = [0, 2, 4].map((i) => {
+      const v = parseInt(digits.slice(i, i + 2), 16) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    out.push(["--kind-tint", tint], ["--kind-foreground", (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? "#000" : "#fff"]);
+  }
+  const action = hex(kind?.activitySystemActionForegroundColor);
+  if (action) out.push(["--activity-system-action-foreground", action]);
+  return out;
 }
 
 const FRAMES = {
@@ -161,8 +226,10 @@ export async function resolveIcons(root, fetchImpl = fetch) {
  */
 export function tickCountdowns(root, activity, nowMs) {
   const state = activity?.content?.state ?? {};
-  for (const element of root.querySelectorAll("[data-countdown]")) {
-    const range = state[element.dataset.countdown];
+  const attributes = activity?.attributes ?? {};
+  for (const element of root.querySelectorAll("[data-countdown], progress[data-progress]")) {
+    const field = element.dataset.countdown ?? element.dataset.progress;
+    const range = state[field] ?? attributes[field];
     let startMs = NaN;
     let endMs = NaN;
     if (range && typeof range === "object") { startMs = parseDateMs(range.start); endMs = parseDateMs(range.end); }
@@ -173,6 +240,12 @@ export function tickCountdowns(root, activity, nowMs) {
     const ended = parseDateMs(activity.endDate);
     if ((activity.activityState === "ended" || activity.activityState === "dismissed") && Number.isFinite(ended)) {
       reference = Math.min(reference, ended);
+    }
+    if (element.dataset.progress !== undefined) {
+      const from = Math.max(reference, startMs);
+      const done = endMs <= startMs ? 1000 : Math.min(1000, Math.max(0, Math.trunc((from - startMs) * 1000 / (endMs - startMs))));
+      if (Number.isFinite(done) && Number(element.getAttribute("value")) !== done) element.setAttribute("value", String(done));
+      continue;
     }
     const text = formatCountdown(remainingSeconds(startMs, endMs, reference));
     if (element.textContent !== text) element.textContent = text;

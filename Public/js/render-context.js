@@ -3,6 +3,7 @@
 // the same object (Tests/fixtures/render-context/cases.json holds the cases both are tested against).
 // Pure: no DOM, no clock. The shape is documented in docs/TEMPLATES.md.
 
+import { displayValues } from "./display-values.js";
 import { formatCountdown, parseDateMs } from "./time.js";
 
 /**
@@ -97,6 +98,11 @@ export function buildRenderContext(activity, kind, nowMs, offsetMinutes = 0) {
     };
   }
 
+  let freeze = paused ? pausedAt : null;
+  const endedMs = parseDateMs(activity?.endDate);
+  if ((shown === "ended" || shown === "dismissed") && Number.isFinite(endedMs)) freeze = Math.min(freeze ?? endedMs, endedMs);
+  const display = displayValues({ ...attributes, ...state }, context, kind, nowMs, parseDateMs(activity?.startDate), freeze, offsetMinutes);
+
   const badge = badgeOf(shown, paused);
   const title = renderTitle(kind.title ?? "{{kind.label}}", { ...context, kind: { name: kind.name, label } }) || label;
   const summary = [title];
@@ -106,6 +112,7 @@ export function buildRenderContext(activity, kind, nowMs, offsetMinutes = 0) {
 
   context.activity = { id: activity?.id ?? "", state: shown, badge, paused, title, summary: summary.join(", "), icon };
   context.kind = { name: kind.name, label };
+  context.display = display;
   return context;
 }
 

@@ -39,18 +39,20 @@ const ISLAND_ALERT_MS = 2500;
 const ISLAND_PRESENTATIONS = ["compact", "minimal", "expanded", "small"];
 
 /**
- * Accessible name of a control button ("Pause Yoga workout", "Add 1 minute to Yoga workout").
+ * Accessible name of a control button ("Pause Yoga workout", "Add 1 minute to Yoga workout", "Pause Delivery").
  * @param {"pause"|"resume"|"extend"} action
- * @param {string} label the workout's display name.
+ * @param {string} label the activity's display name.
  * @param {number} [seconds] for "extend": positive adds, negative takes off.
+ * @param {string} [noun="workout"] what the activity is ("" for a kind other than the workout).
  * @returns {string}
  */
-export function controlLabel(action, label, seconds = 0) {
-  if (action === "pause") return `Pause ${label} workout`;
-  if (action === "resume") return `Resume ${label} workout`;
+export function controlLabel(action, label, seconds = 0, noun = "workout") {
+  const name = noun ? `${label} ${noun}` : label;
+  if (action === "pause") return `Pause ${name}`;
+  if (action === "resume") return `Resume ${name}`;
   const minutes = Math.abs(seconds) / 60;
   const amount = minutes === 1 ? "1 minute" : `${minutes} minutes`;
-  return seconds < 0 ? `Take ${amount} off ${label} workout` : `Add ${amount} to ${label} workout`;
+  return seconds < 0 ? `Take ${amount} off ${name}` : `Add ${amount} to ${name}`;
 }
 
 /** Renders the dashboard and reports user intents. */
@@ -316,17 +318,18 @@ export class View {
       : { pause: false, resume: false, extend: false };
     controls.group.hidden = !(can.pause || can.resume || can.extend);
     const label = activity ? labelOf(activity) : "";
-    setAttr(controls.group, "aria-label", `${label} workout controls`);
+    const noun = !kind || kind.name === "workout" ? "workout" : ""; // a pizza delivery is no workout
+    setAttr(controls.group, "aria-label", `${label}${noun ? ` ${noun}` : ""} controls`);
     const action = can.resume ? "resume" : "pause";
     controls.pause.hidden = !(can.pause || can.resume);
     setAttr(controls.pause, "data-action", action);
     setAttr(controls.pause, "data-activity-id", id);
-    setAttr(controls.pause, "aria-label", controlLabel(action, label));
+    setAttr(controls.pause, "aria-label", controlLabel(action, label, 0, noun));
     setText(controls.pause, action === "resume" ? "RESUME" : "PAUSE");
     for (const b of controls.extend) {
       b.hidden = !can.extend;
       setAttr(b, "data-activity-id", id);
-      setAttr(b, "aria-label", controlLabel("extend", label, Number(b.dataset.seconds)));
+      setAttr(b, "aria-label", controlLabel("extend", label, Number(b.dataset.seconds), noun));
     }
     this._enableControls(controls);
   }

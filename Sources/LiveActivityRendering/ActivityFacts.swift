@@ -32,6 +32,11 @@ struct ActivityFacts {
     var startMs: Int64?
     var endMs: Int64?
     var freezeMs: Int64?
+    /// The attributes and state merged (state wins), as sent: the other date fields' bounds.
+    var fields: [String: JSONValue]
+    /// The activity's `startDate` (a `Date` field counts from it), and its `endDate` once ended, epoch ms.
+    var startDateMs: Int64?
+    var endedMs: Int64?
 
     /// The display name of a workout key: "yoga" → "Yoga".
     static func name(ofWorkout workout: String) -> String {
@@ -69,6 +74,10 @@ struct ActivityFacts {
         case .stale: badge = "Stale"
         default: badge = ""
         }
+        let attributes = activity.attributes.objectValue ?? [:]
+        fields = attributes.merging(activity.content.state.objectValue ?? [:]) { _, fromState in fromState }
+        startDateMs = Self.milliseconds(activity.startDate)
+        endedMs = state == .ended || state == .dismissed ? activity.endDate.map(Self.milliseconds) : nil
         seconds = Countdown.remainingSeconds(activity, at: now)
         if let timer = activity.timer {
             startMs = Self.milliseconds(timer.start)
@@ -91,10 +100,16 @@ struct ActivityFacts {
         return parts.joined(separator: ", ")
     }
 
-    /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script).
+    /// Changes whenever what the page shows changes, other than the countdown ticking (for the live script):
+    /// also when a date comes near (`display.F.near`: a generated layout shows it as a countdown from then on).
     var signature: String {
         [id, state.rawValue, badge, name, stateText, thumbnail?.key ?? "", startMs.map(String.init) ?? "", endMs.map(String.init) ?? "",
-         freezeMs.map(String.init) ?? ""].joined(separator: "|")
+         freezeMs.map(String.init) ?? "", nearFields].joined(separator: "|")
+    }
+
+    /// The date fields near at the instant shown (``DisplayValues``), sorted, comma-separated.
+    var nearFields: String {
+        (context["display"]?.objectValue ?? [:]).filter { $0.value["near"] == .bool(true) }.keys.sorted().joined(separator: ",")
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

@@ -5,8 +5,8 @@ import LiveActivityCore
 /// bound elements (docs/TEMPLATES.md) made self-contained, as the documents make no requests and hold no
 /// controls:
 /// - `<i data-icon="NAME"></i>` becomes the inline SVG of `Public/icons/NAME.svg` (the template's classes kept);
-/// - `data-countdown="F"` gains the countdown's bounds (`data-start`, `data-end`, `data-freeze`, in epoch
-///   milliseconds) for the live script, which ticks `.countdown[data-end]`;
+/// - `data-countdown="F"` (and a `data-progress="F"` bar) gains the bounds of the date field `F` (`data-start`,
+///   `data-end`, `data-freeze`, in epoch milliseconds) for the live script, which ticks them;
 /// - `<img data-image="F">` becomes the published thumbnail as a `data:` PNG, else the fallback icon's SVG;
 ///   any other `<img src="/icons/NAME.svg">` becomes that icon's SVG;
 /// - a link with `data-action` (the workout's STOP capsule, `workout://stop`) becomes a plain `<span>`.
@@ -18,8 +18,8 @@ extension ActivityRenderer {
             let attributes = groups[1] + groups[3]
             return assets.icon(groups[2], classes: ("icon " + Self.classes(in: attributes)).trimmingCharacters(in: .whitespaces))
         }
-        html = replacing(#"\sdata-countdown="([^"]*)""#, in: html) { groups in
-            groups[0] + countdownBounds(facts)
+        html = replacing(#"\sdata-(countdown|progress)="([^"]*)""#, in: html) { groups in
+            groups[0] + countdownBounds(facts, field: groups[2])
         }
         html = replacing(#"<img\b([^>]*)>"#, in: html) { groups in
             image(attributes: groups[1], facts: facts)
@@ -30,11 +30,17 @@ extension ActivityRenderer {
         return html
     }
 
-    /// ` data-start="…" data-end="…"` (and `data-freeze`) for the live script; empty without a countdown.
-    private func countdownBounds(_ facts: ActivityFacts) -> String {
-        guard let start = facts.startMs, let end = facts.endMs else { return "" }
+    /// ` data-start="…" data-end="…"` (and `data-freeze`) of the date or range `field` for the live script:
+    /// the kind's countdown as the activity's timer has it, any other date field from its value; empty when
+    /// `field` holds no date.
+    private func countdownBounds(_ facts: ActivityFacts, field: String) -> String {
+        var bounds = facts.startMs.flatMap { start in facts.endMs.map { (start, $0) } }
+        if field != facts.kind.countdown || bounds == nil {
+            bounds = facts.fields[field].flatMap { DisplayValues.dateBounds($0, startMs: facts.startDateMs) }.map { ($0.start, $0.end) }
+        }
+        guard let (start, end) = bounds else { return "" }
         var data = " data-start=\"\(start)\" data-end=\"\(end)\""
-        if let freeze = facts.freezeMs { data += " data-freeze=\"\(freeze)\"" }
+        if let freeze = facts.freezeMs ?? facts.endedMs { data += " data-freeze=\"\(freeze)\"" }
         if facts.state == .pending { data += " data-freeze=\"\(start)\"" }
         return data
     }

@@ -114,11 +114,13 @@ public struct ActivityRenderer: Sendable {
         fragment(facts(activity, now: now), presentation, headingTag: headingTag)
     }
 
-    /// The kind's template for `presentation` drawn over `facts` (``templateFragment(_:_:)``), or the generated
-    /// default layout when the kind has no template for it (or its templates failed to parse).
+    /// The kind's template for `presentation` drawn over `facts` (``templateFragment(_:_:)``) in the renderer's
+    /// frame; a declared kind without a usable template gets its generated layout (``GeneratedLayout``), and a
+    /// kind the server does not know the plain default list.
     func fragment(_ facts: ActivityFacts, _ presentation: Presentation, headingTag: String) -> String {
-        if let template = templates.template(kind: facts.kind.name, presentation: presentation) {
-            return templateFragment(template, facts)
+        if let template = templates.template(kind: facts.kind.name, presentation: presentation)
+            ?? KindTemplates.generated(kind: facts.kind.name, presentation: presentation, in: kinds) {
+            return Self.framed(templateFragment(template, facts), presentation: presentation, context: facts.context, kind: facts.kind.name)
         }
         let tag = ["h1", "h2", "h3", "h4", "p"].contains(headingTag) ? headingTag : "p"
         return defaultFragment(facts, presentation, headingTag: tag)
@@ -144,6 +146,8 @@ public struct ActivityRenderer: Sendable {
         let scheme = options.theme?.rawValue ?? "light dark"
         let settings = options.settings.customProperties
         let overrides = settings.isEmpty ? "" : "\n:root { \(settings) }"
+        let colours = Self.kindColourRules(kinds)
+        let kindRules = colours.isEmpty ? "" : "\n" + HTML.styleSafe(colours)
         var script = ""
         if options.live, let nonce = options.nonce, nonce.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+/=-_".contains($0)) }) {
             script = "\n<script nonce=\"\(nonce)\">\(Self.liveScript)</script>"
@@ -163,7 +167,7 @@ public struct ActivityRenderer: Sendable {
         <title>\(HTML.escape(title))</title>
         <style>
         \(HTML.styleSafe(assets.stylesheet))
-        \(Self.documentStyle)\(HTML.styleSafe(overrides))\(transparent)
+        \(Self.documentStyle)\(kindRules)\(HTML.styleSafe(overrides))\(transparent)
         </style>
         </head>
         <body class="\(bodyClass) scale-\(options.scale)">
@@ -209,7 +213,8 @@ public struct ActivityRenderer: Sendable {
     @media (max-width: 420px) { .gallery { padding: 8px; } .gallery-row figure.lock { width: 100%; } }
     """
 
-    /// Keeps a rendering live when scripts run: ticks the countdowns from their data attributes every 250 ms,
+    /// Keeps a rendering live when scripts run: ticks every `[data-countdown]` (and `[data-progress]` bar) from its
+    /// data attributes every 250 ms,
     /// and re-fetches the document every 5 s to pick up state changes, announcing those (not the ticks); with
     /// a `data-socket` path it also re-fetches at once on every `activity` event from that WebSocket, and drops
     /// and reopens a socket silent for 2.5 heartbeat intervals (the interval from its first message's
@@ -223,11 +228,17 @@ public struct ActivityRenderer: Sendable {
         return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`; };
       function tick() {
         const now = Date.now() + offset;
-        for (const el of document.querySelectorAll(".countdown[data-end]")) {
+        for (const el of document.querySelectorAll("[data-countdown][data-end], [data-progress][data-end]")) {
           let ref = now;
           if (el.dataset.freeze) ref = Math.min(ref, Number(el.dataset.freeze));
-          ref = Math.max(ref, Number(el.dataset.start));
-          const text = fmt(Math.max(0, Math.ceil((Number(el.dataset.end) - ref) / 1000)));
+          const start = Number(el.dataset.start), end = Number(el.dataset.end);
+          ref = Math.max(ref, start);
+          if (el.dataset.progress !== undefined) {
+            const done = end <= start ? 1000 : Math.min(1000, Math.max(0, Math.trunc((ref - start) * 1000 / (end - start))));
+            if (Number(el.getAttribute("value")) !== done) el.setAttribute("value", String(done));
+            continue;
+          }
+          const text = fmt(Math.max(0, Math.ceil((end - ref) / 1000)));
           if (el.textContent !== text) el.textContent = text;
         }
       }

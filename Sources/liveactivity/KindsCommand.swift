@@ -6,12 +6,14 @@ import LiveActivityServer
 
 /// `liveactivity kinds list`: prints the activity kinds the server accepts (`GET /kinds`);
 /// `liveactivity kinds check DIR`: checks kind folders on disk, with no server; `kinds check --server URL`
-/// lists the server's activities its current kinds no longer read.
+/// lists the server's activities its current kinds no longer read; `liveactivity kinds new DIR --from FILE`
+/// writes a new kind folder from an app's declaration (``KindScaffold``).
 enum KindsCommand {
     static let usage = """
     usage: liveactivity kinds list [--json] [--server URL] [--token TOKEN] [--timeout SECONDS]
            liveactivity kinds check DIR
            liveactivity kinds check [DIR] --server URL [--token TOKEN] [--timeout SECONDS]
+           liveactivity kinds new DIR --from Attributes.swift [--swift-name NAME]
 
     check DIR: reads every kind folder of DIR as `serve --kinds DIR` would (kind.json, Attributes.swift, the
     templates) and prints one line per kind that reads; exit 0 when all do, else 1 with one
@@ -20,7 +22,12 @@ enum KindsCommand {
     a folder removed): they are kept, marked, never deleted. One `marked<TAB>ID<TAB>KIND<TAB>REASON` line
     each on standard output; exit 0 when none is marked (saying so on standard error), else 1.
 
-    Prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
+    new DIR --from FILE: writes a new kind folder DIR (its name is the wire name) from an app's
+    ActivityAttributes declaration: Attributes.swift, kind.json (label, Swift name, enum labels) and the five
+    templates of the generated layout, as a starting point to edit (docs/TEMPLATES.md). --swift-name picks
+    the struct when several conform to ActivityAttributes. Overwrites nothing; prints the files written.
+
+    list: prints the activity kinds the server accepts: each kind's name, its Swift type names, its countdown
     field and its presentations (a table, or the server's JSON with --json). Reads GET /kinds on the
     --server's host and port (plain ws:// servers only; for wss:// use https://HOST/kinds).
 
@@ -32,6 +39,7 @@ enum KindsCommand {
     static func run(_ arguments: [String]) -> Int32 {
         if ClientRunner.wantsHelp(arguments) { print(usage); return 0 }
         if arguments.first == "check" { return check(Array(arguments.dropFirst())) }
+        if arguments.first == "new" { return new(Array(arguments.dropFirst())) }
         var options = ClientOptions()
         var json = false
         var subcommand: String?
@@ -71,6 +79,41 @@ enum KindsCommand {
         }
         _ = writeOutput(lines.joined(separator: "\n") + "\n")
         return 0
+    }
+
+    /// Runs `kinds new DIR --from FILE [--swift-name NAME]` (``KindScaffold``).
+    /// - Returns: 0 when the folder was written and reads, 1 with a `file:line: message` on standard error, 2 for
+    ///   a usage error.
+    static func new(_ arguments: [String]) -> Int32 {
+        var directory: String?
+        var from: String?
+        var swiftName: String?
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            let (name, inline) = argument.hasPrefix("--") && argument.contains("=")
+                ? (String(argument.prefix { $0 != "=" }), Optional(String(argument.drop { $0 != "=" }.dropFirst()))) : (argument, nil)
+            switch name {
+            case "--from", "--swift-name":
+                guard let value = inline ?? rest.popFirst() else { return ClientRunner.usageError("kinds", UsageError("\(name) needs a value")) }
+                if name == "--from" { from = value } else { swiftName = value }
+            default:
+                guard !name.hasPrefix("--"), directory == nil else {
+                    return ClientRunner.usageError("kinds", UsageError("unexpected argument \"\(argument)\" for kinds new"))
+                }
+                directory = argument
+            }
+        }
+        guard let directory, let from else {
+            return ClientRunner.usageError("kinds", UsageError("kinds new needs a folder to write (DIR) and --from Attributes.swift"))
+        }
+        do throws(KindFolderError) {
+            let written = try KindScaffold.write(to: URL(fileURLWithPath: directory), from: URL(fileURLWithPath: from), swiftName: swiftName)
+            _ = writeOutput(written.map { "wrote\t\($0)" }.joined(separator: "\n") + "\n")
+            return 0
+        } catch {
+            printError(error.description)
+            return 1
+        }
     }
 
     /// Runs `kinds check [DIR] [--server URL]`.

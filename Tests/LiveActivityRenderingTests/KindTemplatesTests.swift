@@ -61,18 +61,20 @@ struct KindTemplatesTests {
         #expect(templates.template(kind: "workout", presentation: .compact) == nil)
         let renderer = ActivityRenderer(assets: assets, kinds: .builtIn, templates: templates)
         let html = renderer.fragment(for: yoga(), presentation: .lockScreen, now: t0 + 60)
-        #expect(html.contains("default-layout") && html.contains(">Yoga<") && html.contains(">19:00<"))
+        // The generated layout (the kind is declared), in the renderer's frame: the status and the countdown.
+        #expect(html.contains("la-frame") && html.contains(">Yoga<") && html.contains(">19:00<"))
     }
 
-    @Test func defaultLayoutListsLabelFieldsAndCountdown() {
+    @Test func defaultLayoutOfAnUnknownKindListsLabelAndFields() {
         let renderer = ActivityRenderer(assets: assets, kinds: .builtIn)
         var activity = yoga()
+        activity.attributesType = "mystery"
         var state = timerState(activity.timer!).objectValue!
         state["heartRate"] = .number(120)
         state["note"] = .string("<b>")
         activity.content = ActivityContent(state: .object(state), staleDate: nil)
         let html = renderer.fragment(for: activity, presentation: .compact, now: t0)
         #expect(html.contains(#"<span class="field-name">heartRate</span> <span class="field-value">120</span>"#))
-        #expect(html.contains("&lt;b&gt;") && html.contains(">20:00<") && html.contains(">Yoga<"))
+        #expect(html.contains("&lt;b&gt;") && html.contains(">Mystery<"))
     }
 }

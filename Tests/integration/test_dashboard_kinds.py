@@ -1,7 +1,7 @@
 """One markup, two renderers, on the live dashboard (issue 17): a kind that is none of ours, an interval workout
 declared in a folder given with `serve --kinds DIR`, started over WebSocket, shows on the dashboard in all five
 presentations (Lock Screen, Dynamic Island compact / minimal / expanded, and small) drawn from its own templates
-(minimal has none: the generated default layout), and each of the dashboard's fragments equals the server's
+(minimal has none: the generated layout, in the renderer's frame), and each of the dashboard's fragments equals the server's
 static rendering of the same activity at the same content. It follows an update and the end; the expanded
 template's STOP link (`<a data-action="end">`) ends its activity from the keyboard, without navigating.
 
@@ -43,7 +43,7 @@ KIND_JSON = {
 ROOT = ('data-activity-id="{{activity.id}}" data-activity-state="{{activity.state}}"'
         '{{#activity.paused}} data-paused="true"{{/activity.paused}} aria-label="{{activity.summary}}"')
 
-TEMPLATES = {  # no minimal.html: the default layout
+TEMPLATES = {  # no minimal.html: the generated layout
     "lock-screen": f"""{{{{! An interval workout on the Lock Screen: icon, text, countdown (the frame's three columns). }}}}
 <article class="lock-screen kind-interval" {ROOT}>
   <i class="interval-icon workout-icon" data-icon="{{{{phase.icon}}}}"></i>
@@ -176,22 +176,22 @@ def test_a_declared_kind_on_the_dashboard_renders_like_the_server(srv, browser):
                                 "attributes": {"athlete": "Ada", "plan": "5x5"},
                                 "content": {"state": state(140, "work"), "relevanceScore": 0}}))["activityId"]
 
-    # All five presentations, from the kind's templates (minimal: the default layout).
+    # All five presentations, from the kind's templates (minimal: the generated layout).
     row = wait_for("the interval's Lock Screen", lambda: browser.find_element(
         By.CSS_SELECTOR, f'.lock-item[data-activity-id="{aid}"]'))
     wait_for("its template", lambda: row.find_elements(By.CSS_SELECTOR, ".lock-screen.kind-interval"))
     wait_for("the island", lambda: browser.find_element(By.ID, "island").get_attribute("data-activity-id") == aid)
     island = browser.find_element(By.ID, "island")
-    for selector in (".island-compact.kind-interval", ".island-minimal.default-layout", ".island-expanded.kind-interval",
+    for selector in (".island-compact.kind-interval", ".island-minimal.la-frame", ".island-expanded.kind-interval",
                      ".activity-small.kind-interval"):
         wait_for(selector, lambda s=selector: island.find_elements(By.CSS_SELECTOR, s))
     lock = row.find_element(By.CSS_SELECTOR, ".lock-screen")
     assert "Ada · Five by five" in lock.text, lock.text and "140 bpm" in lock.text and "Work" in lock.text
     wait_for("the phase's icon, inlined", lambda: lock.find_elements(By.CSS_SELECTOR, "svg.interval-icon"))  # the phase's icon, inlined
-    assert "Intervals" not in island.find_element(By.CSS_SELECTOR, ".island-minimal").text  # its title instead
-    assert "Ada: Five by five" in island.find_element(By.CSS_SELECTOR, ".island-minimal").text
-    # A kind with a countdown gets the page's controls under its Lock Screen; they name its title.
-    assert row.find_element(By.CSS_SELECTOR, "button.control-pause").accessible_name == "Pause Ada: Five by five workout"
+    minimal = island.find_element(By.CSS_SELECTOR, ".island-minimal")  # the generated layout: the countdown
+    assert minimal.find_elements(By.CSS_SELECTOR, '[data-countdown="interval"]') and re.fullmatch(r"\d+:\d\d", minimal.text), minimal.text
+    # A kind with a countdown gets the page's controls under its Lock Screen; they name its title (no "workout").
+    assert row.find_element(By.CSS_SELECTOR, "button.control-pause").accessible_name == "Pause Ada: Five by five"
     # The countdown ticks on the dashboard.
     countdown = lock.find_element(By.CSS_SELECTOR, ".countdown")
     first = wait_for("a countdown", lambda: re.fullmatch(r"[34]:\d\d", countdown.text) and countdown.text)
@@ -200,7 +200,7 @@ def test_a_declared_kind_on_the_dashboard_renders_like_the_server(srv, browser):
 
     assert_clean_console(browser)  # the dashboard's own (parsing the static renderings below may log CSP notes)
     started = assert_same(browser, aid, "started")
-    assert "default-layout" in started["minimal"]["page"] and "kind-interval" in started["expanded"]["page"]
+    assert "la-frame" in started["minimal"]["page"] and "kind-interval" in started["expanded"]["page"]
 
     # An update: the dashboard follows, still as the server renders it.
     run(send(srv.ws_url, {"type": "update", "activityId": aid,

@@ -219,7 +219,10 @@ def test_sighup_reloads_the_kind_folders(start_server, tmp_path):
         if kinds["emoji"]["label"] == "Emoji (reloaded)" or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    assert kinds["emoji"]["label"] == "Emoji (reloaded)" and "small" not in kinds["emoji"]["presentations"]
+    assert kinds["emoji"]["label"] == "Emoji (reloaded)"
+    # small.html is gone: the small presentation is the generated layout now, served to the page as well
+    status, small = get(f"{srv.url}/kinds/emoji/templates/small")
+    assert status == 200 and "Generated from the declaration" in small, small
     assert srv.alive()
     # a broken file on reload: logged, and the kind's last good version stands in until it is mended
     # (its activities and pushes go on working); the server goes on

@@ -120,7 +120,7 @@ def test_workout_minimal_shows_the_date_range(server, browser):
     assert browser.find_element("css selector", ".island-minimal .date-range").text.replace("\n", " ") == "12:00 – 12:01"
 
 
-def test_a_broken_template_is_logged_and_its_kind_falls_back_to_the_default_layout(start_server, tmp_path):
+def test_a_broken_template_is_logged_and_its_kind_falls_back_to_the_generated_layout(start_server, tmp_path):
     import shutil
     import urllib.error
     import urllib.request
@@ -139,14 +139,16 @@ def test_a_broken_template_is_logged_and_its_kind_falls_back_to_the_default_layo
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
 
-    assert status("/kinds/workout/templates/lock-screen")[0] == 404
-    assert status("/kinds/workout/templates/compact")[0] == 404      # the whole kind falls back, on both sides
+    # The whole kind falls back to its generated layout, which the page is served too (both sides draw it).
+    for presentation in ("lock-screen", "compact"):
+        code, text = status(f"/kinds/workout/templates/{presentation}")
+        assert code == 200 and "Generated from the declaration" in text, (presentation, text)
     code, text = status("/kinds/emoji/templates/lock-screen")
     assert code == 200 and 'data-kind="emoji"' in text               # the other kinds keep their templates
     ids = run(start_activities(srv.ws_url, {
         "yoga": {"attributes": {"workout": "yoga"}, "content": timer(f"{DAY}T12:00:00Z", f"{DAY}T12:01:10Z")}}))
     code, document = status(f"/activities/{ids['yoga']}/render/lock-screen?now={NOW}")
-    assert code == 200 and "default-layout" in document and "Yoga" in document and "0:50" in document
+    assert code == 200 and "la-frame" in document and ">Yoga<" in document and ">0:50<" in document
     assert "lock-screen.html:2:3" in srv.output(), srv.output()[-2000:]
     assert status("/healthz")[0] == 200
 

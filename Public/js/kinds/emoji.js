@@ -1,5 +1,6 @@
-// The `emoji` activity kind's START form fields: a kind switch (workout | emoji) and the emoji fields, added to
-// the START form. Its activities are drawn from Kinds/emoji/*.html like any kind's (activity-view.js): the
+// The `emoji` activity kind's START form fields: the kind switch (every kind the server lists: workout, emoji,
+// and the declared kinds, whose fields kinds/declared-kinds.js builds) and the emoji fields, added to the
+// START form. Its activities are drawn from Kinds/emoji/*.html like any kind's (activity-view.js): the
 // thumbnail (`<img data-image>`, the server's /images/… once ready, the photo icon until then), the logo,
 // the name and the emoji.
 
@@ -42,6 +43,8 @@ export class EmojiKind {
    */
   constructor(form, request, showError) {
     this.$form = form;
+    /** @type {Array<(kind: string) => void>} */
+    this._listeners = [];
     this._buildForm();
     // Capture on the form itself runs before view.js's submit listener: an emoji start never reaches it.
     form.addEventListener("submit", (ev) => {
@@ -113,11 +116,29 @@ export class EmojiKind {
    * @param {object[]} kinds
    */
   renderKinds(kinds) {
+    const doc = this.$form.ownerDocument;
+    for (const kind of kinds) {
+      if (!kind || typeof kind.name !== "string" || qsa("button[data-kind]", this._types).some((b) => b.dataset.kind === kind.name)) continue;
+      const b = doc.createElement("button"); // a kind the page has no form of its own for: SchemaForm builds it
+      b.type = "button";
+      b.dataset.kind = kind.name;
+      setAttr(b, "aria-pressed", "false");
+      this._types.append(b);
+    }
     for (const b of qsa("button[data-kind]", this._types)) {
       const kind = kinds.find((k) => k?.name === b.dataset.kind);
       b.hidden = !kind;
-      if (kind && typeof kind.label === "string") setText(b, kind.label);
+      if (kind) setText(b, typeof kind.label === "string" ? kind.label : kind.name);
     }
+    if (qs(`button[data-kind="${CSS.escape(this.$form.dataset.kind ?? "")}"]`, this._types)?.hidden) this._select("workout");
+  }
+
+  /**
+   * Calls `listener(kindName)` whenever the kind switch selects a kind.
+   * @param {(kind: string) => void} listener
+   */
+  onSelect(listener) {
+    this._listeners.push(listener);
   }
 
   /** @private */
@@ -125,5 +146,6 @@ export class EmojiKind {
     this.$form.dataset.kind = kind;
     this._fields.hidden = kind !== KIND;
     for (const b of qsa("button[data-kind]", this._types)) setAttr(b, "aria-pressed", String(b.dataset.kind === kind));
+    for (const listener of this._listeners ?? []) listener(kind);
   }
 }

@@ -30,7 +30,8 @@ public struct DeclaredKind: ActivityKind {
     /// - Throws: ``ProtocolError`` `invalid_field` naming `countdown` when `kind.json`'s `countdown` is not a
     ///   `Date`, `ClosedRange<Date>` or `Range<Date>` field at the top of `ContentState`.
     public init(declaration: ActivityDeclaration, metadata: KindMetadata?) throws(ProtocolError) {
-        var metadata = metadata ?? KindMetadata(name: declaration.attributesType, label: declaration.attributesType)
+        var metadata = metadata ?? KindMetadata(name: declaration.attributesType, label: Words.title(ofStruct: declaration.attributesType))
+        if !metadata.labelGiven { metadata.label = Words.title(ofStruct: declaration.attributesType) }  // not "Pizza-delivery"
         if !metadata.swiftNames.contains(declaration.attributesType), metadata.name != declaration.attributesType {
             metadata.swiftNames.insert(declaration.attributesType, at: 0)
         }

@@ -69,7 +69,30 @@ extension KindMetadata {
                 throw .invalid(limits.path(other), "limits are given for \"attributes\" or \"state\"")
             }
         }
+        try readFace(reader, into: &metadata)
         return metadata
+    }
+
+    /// Reads the keys of the generated layout and frame: `layout`, `activityBackgroundTint`,
+    /// `activitySystemActionForegroundColor`.
+    private static func readFace(_ reader: FieldReader, into metadata: inout KindMetadata) throws(ProtocolError) {
+        for key in ["activityBackgroundTint", "activitySystemActionForegroundColor"] {
+            guard let text = try reader.string(key, maxLength: 9) else { continue }
+            let hex = text.dropFirst()
+            guard text.hasPrefix("#"), [3, 4, 6, 8].contains(hex.count), hex.allSatisfy(\.isHexDigit) else {
+                throw .invalid(key, "expected a colour such as \"#1c1c1e\" (#rgb, #rrggbb or #rrggbbaa)")
+            }
+            if key == "activityBackgroundTint" { metadata.activityBackgroundTint = text.lowercased() }
+            else { metadata.activitySystemActionForegroundColor = text.lowercased() }
+        }
+        guard let layout = try reader.object("layout") else { return }
+        let presentations = ["lock-screen", "compact", "minimal", "expanded", "small"]
+        for key in layout.object.keys.sorted() {
+            guard presentations.contains(key) else {
+                throw .invalid(layout.path(key), "a layout is given per presentation: \(presentations.joined(separator: ", "))")
+            }
+            metadata.layout[key] = try strings(layout, key)
+        }
     }
 
     private static func strings(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> [String] {
@@ -106,6 +129,9 @@ extension KindMetadata {
         object["limits"] = .object(Dictionary(uniqueKeysWithValues: limits.map { part, fields in
             (part == .attributes ? "attributes" : "state", JSONValue.object(fields.mapValues(\.json)))
         }))
+        if !layout.isEmpty { object["layout"] = .object(layout.mapValues { .array($0.map(JSONValue.string)) }) }
+        if let tint = activityBackgroundTint { object["activityBackgroundTint"] = .string(tint) }
+        if let color = activitySystemActionForegroundColor { object["activitySystemActionForegroundColor"] = .string(color) }
         return .object(object)
     }
 }

@@ -35,6 +35,8 @@ public struct KindMetadata: Sendable, Equatable {
     public var name: String
     /// The kind's name as people read it, e.g. `"Workout"` (the dashboard's kind picker).
     public var label: String
+    /// Whether ``label`` was given (by `kind.json`) rather than made from ``name``.
+    public var labelGiven: Bool
     /// The Swift type names an APNs `attributes-type` may use, e.g. `WorkoutWidgetAttributes`.
     public var swiftNames: [String]
     /// The state field that is the countdown (a `Date`, `ClosedRange<Date>` or `Range<Date>`), if any.
@@ -52,6 +54,15 @@ public struct KindMetadata: Sendable, Equatable {
     public var enums: [String: [EnumValue]]
     /// Bounds on fields beyond their Swift types (``FieldLimits``), by part and then field key.
     public var limits: [DeclaredPart: [String: FieldLimits]]
+    /// Per presentation (`"lock-screen"`, `"compact"`…), the fields the generated layout shows, in order
+    /// (`kind.json`'s `layout`); a presentation not listed shows the layout's own choice.
+    public var layout: [String: [String]] = [:]
+    /// The Lock Screen card's colour in the generated frame (`kind.json`'s `activityBackgroundTint`, as
+    /// SwiftUI's `.activityBackgroundTint(_:)`): `#rgb`, `#rrggbb` or `#rrggbbaa`; `nil` for the system's.
+    public var activityBackgroundTint: String?
+    /// The colour of the system's action button beside the card (`kind.json`'s
+    /// `activitySystemActionForegroundColor`, as `.activitySystemActionForegroundColor(_:)`); `nil` for the system's.
+    public var activitySystemActionForegroundColor: String?
 
     /// Creates metadata.
     public init(name: String, label: String? = nil, swiftNames: [String] = [], countdown: String? = nil, durationShortcut: Bool = false,
@@ -59,6 +70,7 @@ public struct KindMetadata: Sendable, Equatable {
                 enums: [String: [EnumValue]] = [:], limits: [DeclaredPart: [String: FieldLimits]] = [:]) {
         self.name = name
         self.label = label ?? (name.prefix(1).uppercased() + name.dropFirst())
+        self.labelGiven = label != nil
         self.swiftNames = swiftNames
         self.countdown = countdown
         self.durationShortcut = durationShortcut

@@ -13,7 +13,8 @@ import LiveActivityCore
 ///   frozen at `pausedAt` while paused and at `endDate` once ended);
 /// - the image field `F`: `{"src": thumbnail or fallback icon URL, "url": the attribute, "thumbnail": Bool,
 ///   "logo": the logo's URL}`;
-/// - `activity`: `{"id", "state", "badge", "paused", "title", "summary", "icon"}`; `kind`: `{"name", "label"}`.
+/// - `activity`: `{"id", "state", "badge", "paused", "title", "summary", "icon"}`; `kind`: `{"name", "label"}`;
+/// - `display`: each field as the generated layout shows it (``DisplayValues``).
 public enum RenderContext {
     /// Builds the context.
     /// - Parameters:
@@ -78,6 +79,14 @@ public enum RenderContext {
             ])
         }
 
+        var freeze = pausedAt
+        if shownState == "ended" || shownState == "dismissed", let ended = activity["endDate"]?.stringValue.flatMap(ms) {
+            freeze = min(freeze ?? ended, ended)
+        }
+        let display = DisplayValues.build(attributes.merging(state) { _, fromState in fromState }, context: context, kind: kind,
+                                          nowMs: nowMs, startMs: activity["startDate"]?.stringValue.flatMap(ms), freezeMs: freeze,
+                                          offsetMinutes: timeZoneOffsetMinutes)
+
         let paused = pausedAt != nil
         let badge = Self.badge(shownState, paused: paused)
         let title = KindTitle.render(kind.title ?? "{{kind.label}}", context: .object(context.merging(["kind": kindObject(kind)]) { $1 }))
@@ -96,6 +105,7 @@ public enum RenderContext {
             "icon": .string(icon),
         ])
         context["kind"] = kindObject(kind)
+        context["display"] = display
         return .object(context)
     }
 

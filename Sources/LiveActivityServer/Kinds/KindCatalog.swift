@@ -31,7 +31,9 @@ struct KindCatalog: Sendable {
     var json: JSONValue {
         .object(["kinds": .array(registry.all.map { kind in
             var object = kind.metadata.json.objectValue ?? [:]
-            object["presentations"] = .array((folders[kind.attributesType]?.presentations ?? []).map(JSONValue.string))
+            // A declared kind has all five: its own templates, or the generated layout (GeneratedLayout).
+            let presentations = kind is DeclaredKind ? KindFolder.templateFiles : (folders[kind.attributesType]?.presentations ?? [])
+            object["presentations"] = .array(presentations.map(JSONValue.string))
             return .object(object)
         })])
     }

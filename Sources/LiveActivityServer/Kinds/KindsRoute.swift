@@ -21,7 +21,8 @@ struct KindsRoute {
     }
 
     /// `GET /kinds/{name}/schema[?form=protocol|codable]`: JSON Schemas (draft 2020-12) of a kind's attributes
-    /// and content state, `{"attributesType", "attributes", "contentState"}`, in this protocol's form (the
+    /// and content state, `{"attributesType", "attributes", "contentState", "fieldOrder"}` (`fieldOrder`: each
+    /// part's keys in declaration order), in this protocol's form (the
     /// default: ISO-8601 dates, `{"start","end"}` ranges, enum fields by `kind.json` name or raw value) or in
     /// Swift's `Codable` form, as APNs pushes carry them (``ActivityDeclaration/jsonDescription(form:)``).
     /// 404 naming `name` for an unknown kind, 400 naming `form` for another form.
@@ -39,6 +40,12 @@ struct KindsRoute {
         }
         var description = kind.declaration.jsonDescription(form: form)
         if form == .protocolForm { description = Self.withEnumNames(description, kind: kind) }
+        // The fields in declaration order (JSON objects have none), for the dashboard's START form.
+        if case .object(var object) = description {
+            let keys = { (part: DeclaredPart) in JSONValue.array(kind.declaration.root(part).fields.map { .string($0.key) }) }
+            object["fieldOrder"] = .object(["attributes": keys(.attributes), "contentState": keys(.contentState)])
+            description = .object(object)
+        }
         let body = (try? MessageEncoder.encoder.encode(description)) ?? Data("{}".utf8)
         return .json(.ok, Array(body))
     }

@@ -70,7 +70,7 @@ struct Renderings {
     /// once, when the server starts. A missing file gives unstyled renderings rather than an error.
     /// - Parameter publicDirectory: the folder served at `/`.
     static func loadAssets(from publicDirectory: URL) -> RenderAssets {
-        let css = ["css/presentations.css", "css/workout.css", "css/emoji.css", "css/default-layout.css"].map { file in
+        let css = ["css/presentations.css", "css/workout.css", "css/emoji.css", "css/default-layout.css", "css/frame.css"].map { file in
             (try? String(contentsOf: publicDirectory.appendingPathComponent(file), encoding: .utf8)) ?? ""
         }.joined(separator: "\n")
         var icons: [String: String] = [:]

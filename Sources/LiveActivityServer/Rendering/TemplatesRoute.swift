@@ -6,14 +6,16 @@ import LiveActivityRendering
 /// the dashboard, which renders it with `Public/js/mustache.js` over `Public/js/render-context.js`'s context
 /// (the same template and context the static renderings use).
 ///
-/// Answers 200 `text/plain` with the template's text only when the server could parse it; 404 (a JSON
+/// Answers 200 `text/plain` with the template's text only when the server could parse it (a declared kind's
+/// presentation without a usable template answers its generated layout, ``GeneratedLayout``); 404 (a JSON
 /// `unknown_activity`-shaped error naming the path) when the kind has no such template or its templates failed to
 /// parse, so that the page falls back to the generated default layout exactly when the renderings do. No token
 /// needed: a template shows no activity. Handlers run on the service thread.
 struct TemplatesRoute {
-    /// The current catalog (swapped on reload): the templates' text.
+    /// The current catalog (swapped on reload). Unused since the parsed templates carry their text; kept so
+    /// the server's route table (LiveActivityServer+Routes.swift) needs no change.
     var catalog: () -> KindCatalog
-    /// The current catalog's parsed templates: which of them are usable.
+    /// The current catalog's parsed templates: which are usable, and their text (the generated layout's included).
     var templates: () -> KindTemplates
 
     /// Registers `GET /kinds/{name}/templates/{presentation}`.
@@ -21,8 +23,7 @@ struct TemplatesRoute {
         router.add([.get], "/kinds/{name}/templates/{presentation}") { request in
             let name = request.parameters["name"] ?? ""
             let file = request.parameters["presentation"] ?? ""
-            guard let presentation = Presentation(rawValue: file), templates().template(kind: name, presentation: presentation) != nil,
-                  let text = catalog().folders[name]?.templates[file] else {
+            guard let presentation = Presentation(rawValue: file), let text = templates().text(kind: name, presentation: presentation) else {
                 return .error(.notFound, ProtocolError(.invalidField, field: "presentation",
                                                        message: "no usable template \(String(name.prefix(64)))/\(String(file.prefix(32))).html"))
             }

@@ -1,0 +1,154 @@
+// The render context's `display` object: each top-level field's value as the generated layout shows it. The
+// same function as the server's DisplayValues (Sources/LiveActivityRendering/Context/DisplayValues.swift):
+// Tests/fixtures/render-context/cases.json holds the cases both are tested against. Pure: no DOM, no clock.
+
+import { formatCountdown, parseDateMs } from "./time.js";
+
+const ROW_LIMIT = 2;
+const LIST_LIMIT = 2;
+const NEAR_MS = 3600000;
+
+/**
+ * `H:mm` of an instant (24-hour), as render-context.js's `timeOfDay`.
+ * @param {number} ms epoch milliseconds.
+ * @param {number} offsetMinutes minutes east of UTC.
+ * @returns {string}
+ */
+function timeOfDay(ms, offsetMinutes) {
+  const minutes = ((Math.trunc((ms + offsetMinutes * 60000) / 60000) % 1440) + 1440) % 1440;
+  return `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+}
+
+/**
+ * Whether a text is one of the protocol's dates (`YYYY-MM-DDThh:mm…`), not just any text a parser takes.
+ * @param {string} text
+ * @returns {boolean}
+ */
+export function looksLikeDate(text) {
+  return typeof text === "string" && text.length >= 17 && text.length <= 40 && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text);
+}
+
+/**
+ * A date's or `{start, end}` range's bounds in epoch ms; a date counts from `startMs` (or from itself).
+ * @param {*} value
+ * @param {number|null} startMs
+ * @returns {{start: number, end: number, isRange: boolean}|null}
+ */
+export function dateBounds(value, startMs) {
+  if (typeof value === "string") {
+    if (!looksLikeDate(value)) return null;
+    const end = parseDateMs(value);
+    if (!Number.isFinite(end)) return null;
+    return { start: Math.min(Number.isFinite(startMs) ? startMs : end, end), end, isRange: false };
+  }
+  if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 2
+      && looksLikeDate(value.start) && looksLikeDate(value.end)) {
+    const start = parseDateMs(value.start), end = parseDateMs(value.end);
+    if (Number.isFinite(start) && Number.isFinite(end)) return { start, end, isRange: true };
+  }
+  return null;
+}
+
+/**
+ * A number as the layout shows it: whole numbers as they are, grouped with commas from 10,000 on; others
+ * rounded to two decimals, trailing zeros dropped.
+ * @param {number} number
+ * @returns {string}
+ */
+export function formatNumber(number) {
+  if (!Number.isFinite(number)) return String(number);
+  let text = Number.isInteger(number) && Math.abs(number) < 1e15 ? String(number) : number.toFixed(2);
+  if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+  const negative = text.startsWith("-");
+  if (negative) text = text.slice(1);
+  let [whole, fraction] = text.split(".");
+  if (whole.length > 4) whole = whole.replace(/\B(?=(\d{3})+$)/g, ",");
+  return (negative ? "-" : "") + whole + (fraction !== undefined ? `.${fraction}` : "");
+}
+
+/**
+ * A value as one line of text (a date as its time of day, a range as both, a number formatted, a Bool as
+ * Yes / No, an array as a short list, an object as its values by key joined with " · "), or null for null.
+ * @param {*} value
+ * @param {number} offsetMinutes
+ * @returns {string|null}
+ */
+export function displayText(value, offsetMinutes) {
+  const bounds = dateBounds(value, null);
+  if (bounds) {
+    return bounds.isRange ? `${timeOfDay(bounds.start, offsetMinutes)} – ${timeOfDay(bounds.end, offsetMinutes)}`
+      : timeOfDay(bounds.end, offsetMinutes);
+  }
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return formatNumber(value);
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (Array.isArray(value)) {
+    const texts = value.map((v) => displayText(v, offsetMinutes)).filter((t) => t !== null && t !== "");
+    const shown = texts.slice(0, LIST_LIMIT).join(", ");
+    return texts.length > LIST_LIMIT ? `${shown} +${texts.length - LIST_LIMIT}` : shown;
+  }
+  if (value && typeof value === "object") {
+    return Object.keys(value).sort().map((k) => displayText(value[k], offsetMinutes))
+      .filter((t) => t !== null && t !== "").join(" · ");
+  }
+  return null;
+}
+
+/** @private Each non-null, non-empty field of an object as text, by key (sorted, as the server's are). */
+function texts(object, offsetMinutes) {
+  const out = {};
+  for (const key of Object.keys(object).sort()) {
+    const text = displayText(object[key], offsetMinutes);
+    if (text !== null && text !== "") out[key] = text;
+  }
+  return out;
+}
+
+/**
+ * The `display` object (docs/TEMPLATES.md): by field, `{text}`; a date or range `{text, countdown, near,
+ * progress}`; an array of objects `{rows, more}`; an object `{fields}`. Null and empty values are left out.
+ * @param {object} fields the attributes and state merged (state wins), as sent.
+ * @param {object} context the context built so far (enum labels).
+ * @param {object} kind the kind as `GET /kinds` lists it.
+ * @param {number} nowMs the instant shown, epoch ms.
+ * @param {number} startMs the activity's startDate, epoch ms (NaN without one).
+ * @param {number|null} freezeMs where countdowns stop (pausedAt, or endDate once ended).
+ * @param {number} offsetMinutes minutes east of UTC.
+ * @returns {object}
+ */
+export function displayValues(fields, context, kind, nowMs, startMs, freezeMs, offsetMinutes) {
+  const display = {};
+  for (const key of Object.keys(fields).sort()) {
+    const value = fields[key];
+    if (key === "pausedAt" || key === kind.image) continue;
+    if (kind.enums?.[key] && typeof context[key]?.label === "string") { display[key] = { text: context[key].label }; continue; }
+    const bounds = dateBounds(value, startMs);
+    if (bounds) {
+      let reference = nowMs;
+      if (freezeMs !== null && freezeMs !== undefined) reference = Math.min(reference, freezeMs);
+      reference = Math.max(reference, bounds.start);
+      const left = bounds.end - reference, length = bounds.end - bounds.start;
+      const done = length <= 0 ? 1000 : Math.min(1000, Math.max(0, Math.trunc((reference - bounds.start) * 1000 / length)));
+      display[key] = {
+        text: displayText(value, offsetMinutes),
+        countdown: formatCountdown(left <= 0 ? 0 : Math.ceil(left / 1000)),
+        near: left > 0 && left <= NEAR_MS,
+        progress: done,
+      };
+      continue;
+    }
+    if (Array.isArray(value) && value.some((v) => v && typeof v === "object" && !Array.isArray(v) && !dateBounds(v, null)?.isRange)) {
+      const rows = value.slice(0, ROW_LIMIT).filter((v) => v && typeof v === "object" && !Array.isArray(v)).map((v) => ({ fields: texts(v, offsetMinutes) }));
+      if (!rows.length) continue;
+      display[key] = { rows };
+      if (value.length > ROW_LIMIT) display[key].more = `+${value.length - ROW_LIMIT} more`;
+    } else if (value && typeof value === "object" && !Array.isArray(value)) {
+      const inner = texts(value, offsetMinutes);
+      if (Object.keys(inner).length) display[key] = { fields: inner };
+    } else {
+      const text = displayText(value, offsetMinutes);
+      if (text !== null && text !== "") display[key] = { text };
+    }
+  }
+  return display;
+}

@@ -1,0 +1,55 @@
+/// Swift names as people read them, for generated layouts and labels: `estimatedDeliveryTime` →
+/// "Estimated delivery time", `DeliveryActivityAttributes` → "Delivery activity".
+///
+/// Words split at a lower-to-upper case change, before the last capital of an acronym (`ETAText` → "ETA text"),
+/// at underscores and hyphens, and between letters and digits; acronyms keep their capitals.
+public enum Words {
+    /// A field's name in words, first word capitalised: `heartRate` → "Heart rate", `etaURL` → "Eta URL",
+    /// `team_name` → "Team name".
+    public static func label(ofField name: String) -> String {
+        sentence(split(name))
+    }
+
+    /// A struct's name in words without a trailing `Attributes` (nor `ActivityAttributes`' `Widget`):
+    /// `DeliveryActivityAttributes` → "Delivery activity", `PizzaDeliveryAttributes` → "Pizza delivery".
+    /// A name that is only `Attributes` stays as it is.
+    public static func title(ofStruct name: String) -> String {
+        var words = split(name)
+        if words.count > 1, words.last == "Attributes" { words.removeLast() }
+        if words.count > 1, words.last == "Widget" { words.removeLast() }
+        return sentence(words)
+    }
+
+    /// The words of an identifier, as written.
+    static func split(_ name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        let characters = Array(name)
+        for (index, character) in characters.enumerated() {
+            if character == "_" || character == "-" || character == " " {
+                if !current.isEmpty { words.append(current); current = "" }
+                continue
+            }
+            if let last = current.last {
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                let breaks = (last.isLowercase && character.isUppercase)
+                    || (last.isUppercase && character.isUppercase && next?.isLowercase == true)
+                    || (last.isNumber != character.isNumber && (last.isLetter || character.isLetter))
+                if breaks { words.append(current); current = "" }
+            }
+            current.append(character)
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// Words joined as a sentence: the first capitalised, the others lower case unless an acronym.
+    private static func sentence(_ words: [String]) -> String {
+        words.enumerated().map { index, word in
+            let acronym = word.count > 1 && word.allSatisfy { $0.isUppercase || $0.isNumber }
+            if acronym { return word }
+            let lower = word.lowercased()
+            return index == 0 ? lower.prefix(1).uppercased() + lower.dropFirst() : lower
+        }.joined(separator: " ")
+    }
+}

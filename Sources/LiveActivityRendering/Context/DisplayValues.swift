@@ -1,0 +1,157 @@
+import Foundation
+import LiveActivityCore
+
+/// The render context's `display` object: each top-level field's value as the generated layout shows it
+/// (docs/TEMPLATES.md), built the same way by the page's `Public/js/render-context.js` (`displayValues`).
+///
+/// By the value's shape, field by field (`null` and empty values are left out, so a section over
+/// `display.F` shows nothing for a nil optional):
+/// - an enum listed in `kind.json`: `{"text": label}`; text: `{"text"}`; a number: `{"text": "1,250"}` (grouped
+///   from 10,000 on, at most two decimals); a `Bool`: `{"text": "Yes"}` or `"No"`;
+/// - a date (ISO-8601) or a `{"start","end"}` range: `{"text": "17:46"` or `"17:30 – 17:50"`, `"countdown":
+///   "m:ss"`, `"near": Bool` (its end is after the shown instant and at most an hour away), `"progress": 0…1000`}
+///   (counted as the countdown is: frozen at `pausedAt` and at `endDate` once ended);
+/// - an array of values: `{"text": "Margherita, Pepperoni +2"}`; an array of objects: `{"rows": [first two,
+///   each `{"fields": its fields' texts by key}`], "more": "+N more"}` (`more` only past two); an object: `{"fields": {...}}`.
+enum DisplayValues {
+    /// How many rows of an array of objects a layout shows.
+    static let rowLimit = 2
+    /// How many items of an array of values its text names before `+N`.
+    static let listLimit = 2
+    /// How far ahead (ms) a date is "near" enough to show as a running countdown.
+    static let nearMs: Int64 = 3_600_000
+
+    /// The `display` object.
+    /// - Parameters:
+    ///   - fields: the attributes and state merged (state wins), as sent.
+    ///   - context: the context built so far (for enum labels).
+    ///   - startMs: the activity's `startDate` (a `Date` countdown counts from it), epoch ms.
+    ///   - freezeMs: where countdowns stop (`pausedAt`, or `endDate` once ended), epoch ms.
+    static func build(_ fields: [String: JSONValue], context: [String: JSONValue], kind: KindMetadata, nowMs: Int64,
+                      startMs: Int64?, freezeMs: Int64?, offsetMinutes: Int) -> JSONValue {
+        var display: [String: JSONValue] = [:]
+        for (key, value) in fields where key != "pausedAt" && key != kind.image {
+            if kind.enums[key] != nil, let label = context[key]?["label"]?.stringValue {
+                display[key] = .object(["text": .string(label)])
+                continue
+            }
+            if let bounds = dateBounds(value, startMs: startMs) {
+                var reference = nowMs
+                if let freezeMs { reference = min(reference, freezeMs) }
+                reference = max(reference, bounds.start)
+                let left = bounds.end - reference
+                let length = bounds.end - bounds.start
+                let done = length <= 0 ? 1000 : min(1000, max(0, (reference - bounds.start) * 1000 / length))
+                display[key] = .object([
+                    "text": .string(bounds.isRange ? TimeOfDay.range(bounds.start, bounds.end, offsetMinutes: offsetMinutes)
+                                                    : TimeOfDay.format(bounds.end, offsetMinutes: offsetMinutes)),
+                    "countdown": .string(Countdown.format(left <= 0 ? 0 : Int((left + 999) / 1000))),
+                    "near": .bool(left > 0 && left <= nearMs),
+                    "progress": .number(Double(done)),
+                ])
+                continue
+            }
+            switch value {
+            case .array(let items) where items.contains(where: { $0.objectValue != nil && !isRange($0) }):
+                let rows = items.prefix(rowLimit).compactMap { item -> JSONValue? in
+                    guard case .object(let object) = item else { return nil }
+                    return .object(["fields": .object(texts(object, offsetMinutes: offsetMinutes))])
+                }
+                guard !rows.isEmpty else { continue }
+                var entry: [String: JSONValue] = ["rows": .array(rows)]
+                if items.count > rowLimit { entry["more"] = .string("+\(items.count - rowLimit) more") }
+                display[key] = .object(entry)
+            case .object(let object):
+                let inner = texts(object, offsetMinutes: offsetMinutes)
+                if !inner.isEmpty { display[key] = .object(["fields": .object(inner)]) }
+            default:
+                if let text = text(value, offsetMinutes: offsetMinutes), !text.isEmpty {
+                    display[key] = .object(["text": .string(text)])
+                }
+            }
+        }
+        return .object(display)
+    }
+
+    /// Each non-null field of an object as text.
+    static func texts(_ object: [String: JSONValue], offsetMinutes: Int) -> [String: JSONValue] {
+        object.compactMapValues { value in text(value, offsetMinutes: offsetMinutes).flatMap { $0.isEmpty ? nil : .string($0) } }
+    }
+
+    /// A value as one line of text: a date as its time of day, a range as both, a number formatted, a `Bool` as
+    /// Yes / No, an array as a short list, an object as its values (by key) joined with " · "; `nil` for `null`.
+    static func text(_ value: JSONValue, offsetMinutes: Int) -> String? {
+        if let bounds = dateBounds(value, startMs: nil) {
+            return bounds.isRange ? TimeOfDay.range(bounds.start, bounds.end, offsetMinutes: offsetMinutes)
+                                  : TimeOfDay.format(bounds.end, offsetMinutes: offsetMinutes)
+        }
+        switch value {
+        case .string(let text): return text
+        case .number(let number): return format(number)
+        case .bool(let flag): return flag ? "Yes" : "No"
+        case .array(let items):
+            let texts = items.compactMap { text($0, offsetMinutes: offsetMinutes) }.filter { !$0.isEmpty }
+            let shown = texts.prefix(listLimit).joined(separator: ", ")
+            return texts.count > listLimit ? "\(shown) +\(texts.count - listLimit)" : shown
+        case .object(let object):
+            return object.keys.sorted().compactMap { object[$0].flatMap { text($0, offsetMinutes: offsetMinutes) } }
+                .filter { !$0.isEmpty }.joined(separator: " · ")
+        default: return nil
+        }
+    }
+
+    /// A number as the layout shows it: whole numbers as they are, grouped with commas from 10,000 on; others
+    /// rounded to two decimals, trailing zeros dropped.
+    static func format(_ number: Double) -> String {
+        guard number.isFinite else { return String(number) }
+        var text = number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(format: "%.2f", number)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        let negative = text.hasPrefix("-")
+        if negative { text.removeFirst() }
+        let parts = text.split(separator: ".", maxSplits: 1).map(String.init)
+        var whole = parts.first ?? ""
+        if whole.count > 4 {
+            var grouped = ""
+            for (index, digit) in whole.enumerated() {
+                if index > 0, (whole.count - index) % 3 == 0 { grouped.append(",") }
+                grouped.append(digit)
+            }
+            whole = grouped
+        }
+        return (negative ? "-" : "") + whole + (parts.count > 1 ? "." + parts[1] : "")
+    }
+
+    /// Whether a value is a `{"start","end"}` range of ISO-8601 dates.
+    static func isRange(_ value: JSONValue) -> Bool {
+        dateBounds(value, startMs: nil)?.isRange == true
+    }
+
+    /// A date's or range's bounds in epoch ms; a date counts from `startMs` (or from itself without one).
+    static func dateBounds(_ value: JSONValue, startMs: Int64?) -> (start: Int64, end: Int64, isRange: Bool)? {
+        switch value {
+        case .string(let text):
+            guard looksLikeDate(text), let end = ISODate.parse(text).map(RenderContext.milliseconds) else { return nil }
+            return (min(startMs ?? end, end), end, false)
+        case .object(let object):
+            guard object.count == 2, case .string(let a)? = object["start"], case .string(let b)? = object["end"],
+                  looksLikeDate(a), looksLikeDate(b),
+                  let start = ISODate.parse(a).map(RenderContext.milliseconds),
+                  let end = ISODate.parse(b).map(RenderContext.milliseconds) else { return nil }
+            return (start, end, true)
+        default:
+            return nil
+        }
+    }
+
+    /// `YYYY-MM-DDThh:mm…`: the protocol's dates (ISO-8601), not just any text a parser would take.
+    static func looksLikeDate(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 17, bytes.count <= 40 else { return false }
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15]
+        return digits.allSatisfy { bytes[$0] >= 48 && bytes[$0] <= 57 }
+            && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-") && bytes[10] == UInt8(ascii: "T") && bytes[13] == UInt8(ascii: ":")
+    }
+}

@@ -1,0 +1,136 @@
+"""The dashboard is for every kind (issue 27, item 7): the kind switch lists every kind the server has, and a
+kind folder added while the page is open shows up; START builds its fields from the kind's schema (a picker for
+an enum, numbers, a duration for the first date or date range, optionals folded away) and starts it; PAUSE /
+RESUME / ±1 min appear only under activities whose kind has a countdown; the heading names the product.
+Waits for states, never for time."""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from face_support import FIXTURE_KINDS
+from face_support import first
+from test_page import assert_clean_console, browser, open_dashboard, wait_for  # noqa: F401 (browser: a fixture)
+
+NO_COUNTDOWN = """import ActivityKit
+
+struct StockTickerAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var price: Double
+        var trend: Trend
+    }
+
+    enum Trend: String, Codable, Hashable {
+        case up = "Rising"
+        case down = "Falling"
+    }
+
+    var symbol: String
+}
+"""
+
+
+@pytest.fixture
+def srv(start_server, tmp_path):
+    kinds = tmp_path / "kinds"
+    shutil.copytree(FIXTURE_KINDS, kinds)
+    server = start_server("--kinds", str(kinds))
+    server.kinds_dir = kinds
+    return server
+
+
+def kind_buttons(driver) -> list[str]:
+    return [b.text for b in driver.find_elements(By.CSS_SELECTOR, ".kind-picker button") if b.is_displayed()]
+
+
+def test_every_kind_can_be_started_from_its_schema(srv, browser):
+    open_dashboard(browser, srv.url)
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text == "Live Activities" and browser.title == "Live Activities"
+    wait_for("every kind in the switch", lambda: kind_buttons(browser) == [
+        "Workout", "Emoji", "Delivery activity", "Pizza delivery", "Meet results"])
+
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="DeliveryActivityAttributes"]').click()
+    fields = wait_for("the delivery's fields", lambda: first(browser, '.schema-fields[data-kind="DeliveryActivityAttributes"]:not([hidden])'))
+    assert not browser.find_element(By.ID, "duration").is_displayed()              # the workout's own fields go
+    status = Select(fields.find_element(By.CSS_SELECTOR, 'select[name="status"]'))
+    assert [o.text for o in status.options][2] == "Your courier is on the way"
+    status.select_by_visible_text("Your courier is on the way")
+    eta = fields.find_element(By.CSS_SELECTOR, 'input[name="estimatedDeliveryTime"]')
+    assert eta.get_attribute("type") == "number" and eta.get_attribute("data-countdown") == "true"  # a duration
+    eta.clear()
+    eta.send_keys("25")
+    optional = fields.find_element(By.CSS_SELECTOR, "details.schema-optional")
+    courier = optional.find_element(By.CSS_SELECTOR, 'input[name="courierName"]')
+    assert not courier.is_displayed()                                                # folded away
+    optional.find_element(By.CSS_SELECTOR, "summary").click()
+    courier.send_keys("Sam")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="restaurantName"]').send_keys("Luigi's Trattoria")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="orderNumber"]').send_keys("A-1042")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="items"]').send_keys("Margherita, Pepperoni, Cola, Tiramisu")
+    price = fields.find_element(By.CSS_SELECTOR, 'input[name="totalPrice"]')
+    price.clear()
+    price.send_keys("38.5")
+    browser.find_element(By.ID, "start").click()
+
+    card = wait_for("the delivery's Lock Screen", lambda: first(browser, '.lock-item[data-kind="DeliveryActivityAttributes"] .lock-screen.la-frame'))
+    wait_for("its values", lambda: all(t in card.text for t in ("Your courier is on the way", "Sam", "Luigi's Trattoria")))
+    countdown = card.find_element(By.CSS_SELECTOR, '[data-countdown="estimatedDeliveryTime"]')
+    assert countdown.text.startswith(("25:", "24:")), countdown.text
+    row = browser.find_element(By.CSS_SELECTOR, '.lock-item[data-kind="DeliveryActivityAttributes"]')
+    assert row.find_element(By.CSS_SELECTOR, "button.control-pause").is_displayed()  # it has a countdown
+    assert_clean_console(browser)
+
+
+def test_a_kind_added_while_the_page_is_open_shows_up_without_controls(srv, browser):
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    folder = srv.kinds_dir / "stocks"
+    folder.mkdir()
+    (folder / "Attributes.swift").write_text(NO_COUNTDOWN)
+    wait_for("the new kind in the switch", lambda: "Stock ticker" in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="StockTickerAttributes"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="StockTickerAttributes"]:not([hidden])'))
+    fields.find_element(By.CSS_SELECTOR, 'input[name="symbol"]').send_keys("AAPL")
+    price = fields.find_element(By.CSS_SELECTOR, 'input[name="price"]')
+    price.clear()
+    price.send_keys("231.5")
+    Select(fields.find_element(By.CSS_SELECTOR, 'select[name="trend"]')).select_by_visible_text("Rising")
+    browser.find_element(By.ID, "start").click()
+    row = wait_for("the ticker's Lock Screen", lambda: first(browser, '.lock-item[data-kind="StockTickerAttributes"]'))
+    wait_for("its values", lambda: "Rising" in row.text and "231.5" in row.text and "AAPL" in row.text)
+    # No countdown: no PAUSE / RESUME / ±1 min under it.
+    assert not [b for b in row.find_elements(By.CSS_SELECTOR, "button.control") if b.is_displayed()]
+    assert_clean_console(browser)
+
+
+def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
+    """The pizza's ClosedRange<Date> is a duration from now; the results' [Finisher] is JSON; both start."""
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="pizza-delivery"]').click()
+    fields = wait_for("the pizza's fields", lambda: first(browser, '.schema-fields[data-kind="pizza-delivery"]:not([hidden])'))
+    timer = fields.find_element(By.CSS_SELECTOR, 'input[name="deliveryTimer"]')
+    assert timer.get_attribute("data-countdown") == "true" and timer.get_attribute("value") == "20"
+    fields.find_element(By.CSS_SELECTOR, 'input[name="driverName"]').send_keys("Bill James")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the pizza's Lock Screen", lambda: first(browser, '.lock-item[data-kind="pizza-delivery"] .la-frame'))
+    wait_for("its countdown", lambda: re.fullmatch(r"(20:00|19:\d\d)", card.find_element(
+        By.CSS_SELECTOR, '[data-countdown="deliveryTimer"]').text))
+
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="MeetResultsAttributes"]').click()
+    fields = wait_for("the results' fields", lambda: first(browser, '.schema-fields[data-kind="MeetResultsAttributes"]:not([hidden])'))
+    Select(fields.find_element(By.CSS_SELECTOR, 'select[name="eventStatus"]')).select_by_visible_text("in_progress")
+    finishers = fields.find_element(By.CSS_SELECTOR, 'textarea[name="finishers"]')
+    finishers.clear()
+    finishers.send_keys('[{"place": 1, "athlete": "Maya Lopez", "school": "Riverside"}]')
+    fields.find_element(By.CSS_SELECTOR, 'input[name="meetName"]').send_keys("County Championships")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="sport"]').send_keys("Track")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the results' Lock Screen", lambda: first(browser, '.lock-item[data-kind="MeetResultsAttributes"] .la-frame'))
+    wait_for("its rows", lambda: "Maya Lopez" in card.text and "in_progress" in card.text)
+    assert browser.find_element(By.ID, "error").text == ""
+    assert_clean_console(browser)
