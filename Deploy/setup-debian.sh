@@ -32,10 +32,10 @@ fi
 BUILD_PKGS=(pkg-config libwebsockets-dev zlib1g-dev libsqlite3-dev libssl-dev libnghttp2-dev libcurl4-openssl-dev libvips-dev)
 # Tests: headless Chromium + matching ChromeDriver (same Debian source, so versions always match),
 # WebKit (webkit2gtk-driver: WebKitWebDriver + MiniBrowser, run on an Xvfb display) and Firefox (firefox-esr,
-# driven over its own WebDriver BiDi) for Tests/integration/test_engines.py, fonts so screenshots render text,
+# driven over its own WebDriver BiDi) for Tests/integration/test_engines.py, fonts so screenshots render text (and emoji),
 # and Python with venv; Node.js runs the page's ES modules outside a browser (test_kinds.py: the render
 # context built by Public/js against the cases the Swift builder is unit-tested with).
-TEST_PKGS=(chromium chromium-driver webkit2gtk-driver xvfb firefox-esr fonts-liberation fonts-dejavu-core python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils nodejs)
+TEST_PKGS=(chromium chromium-driver webkit2gtk-driver xvfb firefox-esr fonts-liberation fonts-dejavu-core fonts-noto-color-emoji python3 python3-venv redis-server nginx systemd openssl curl sqlite3 binutils nodejs)
 # Plus every `.apt([...])` provider that Package.swift's system-library targets declare, so a C library the
 # package starts to use is installed without editing this script.
 PROVIDER_PKGS=()
