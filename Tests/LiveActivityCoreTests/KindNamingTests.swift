@@ -32,7 +32,7 @@ struct KindNamingTests {
     @Test func theFolderNameIsTheWireNameWithOrWithoutKindJSON() throws {
         let bare = try kind("interval", ["Attributes.swift": DeclarationFixtures.intervalWorkout])
         #expect(bare.attributesType == "interval" && bare.swiftTypeNames == ["IntervalWorkoutAttributes"])
-        #expect(bare.metadata.label == "IntervalWorkoutAttributes")
+        #expect(bare.metadata.label == "Interval workout")  // the struct name in words, without "Attributes"
         // Adding kind.json for swiftNames or a label does not change the wire name.
         let described = try kind("interval", ["Attributes.swift": DeclarationFixtures.intervalWorkout,
                                               "kind.json": #"{"label": "Intervals", "swiftNames": ["IntervalWorkoutAttributes"]}"#])

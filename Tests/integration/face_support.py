@@ -20,7 +20,7 @@ def iso(moment: datetime) -> str:
 def payloads(now: datetime) -> dict[str, dict]:
     """One start message body per declared kind: (attributesType, attributes, state)."""
     return {
-        "DeliveryActivityAttributes": {
+        "food-delivery": {
             "attributes": {"restaurantName": "Luigi's Trattoria", "orderNumber": "A-1042",
                            "items": ["Margherita", "Pepperoni", "Garlic bread", "Tiramisu"], "totalPrice": 38.5},
             "state": {"status": "Your courier is on the way", "estimatedDeliveryTime": iso(now + timedelta(minutes=18)),
@@ -31,7 +31,7 @@ def payloads(now: datetime) -> dict[str, dict]:
             "state": {"driverName": "Bill James",
                       "deliveryTimer": {"start": iso(now - timedelta(minutes=5)), "end": iso(now + timedelta(minutes=25))}},
         },
-        "MeetResultsAttributes": {
+        "sports-results": {
             "attributes": {"meetName": "County Championships", "venue": "Riverside High", "sport": "Track & field"},
             "state": {"eventStatus": "in_progress", "currentEvent": None,
                       "finishers": [{"place": 1, "athlete": "Maya Lopez", "school": "Riverside", "mark": "12.31"},
@@ -84,10 +84,10 @@ return {frame: {w: box.width, h: box.height}, cut, texts};
 # What of each activity's content state must be visible on its Lock Screen: a text, or a date shown as a
 # countdown (`[data-countdown=F]`) or as a time of day (`.label.time`).
 VISIBLE_STATE = {
-    "DeliveryActivityAttributes": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
+    "food-delivery": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
                                    "courierName": "Sam"},
     "pizza-delivery": {"driverName": "Bill James", "deliveryTimer": "countdown"},
-    "MeetResultsAttributes": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
+    "sports-results": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
                               "isFinal": "No", "lastUpdated": "time"},
 }
 

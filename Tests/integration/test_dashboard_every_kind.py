@@ -53,8 +53,8 @@ def test_every_kind_can_be_started_from_its_schema(srv, browser):
     wait_for("every kind in the switch", lambda: kind_buttons(browser) == [
         "Workout", "Emoji", "Delivery activity", "Pizza delivery", "Meet results"])
 
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="DeliveryActivityAttributes"]').click()
-    fields = wait_for("the delivery's fields", lambda: first(browser, '.schema-fields[data-kind="DeliveryActivityAttributes"]:not([hidden])'))
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="food-delivery"]').click()
+    fields = wait_for("the delivery's fields", lambda: first(browser, '.schema-fields[data-kind="food-delivery"]:not([hidden])'))
     assert not browser.find_element(By.ID, "duration").is_displayed()              # the workout's own fields go
     status = Select(fields.find_element(By.CSS_SELECTOR, 'select[name="status"]'))
     assert [o.text for o in status.options][2] == "Your courier is on the way"
@@ -76,11 +76,11 @@ def test_every_kind_can_be_started_from_its_schema(srv, browser):
     price.send_keys("38.5")
     browser.find_element(By.ID, "start").click()
 
-    card = wait_for("the delivery's Lock Screen", lambda: first(browser, '.lock-item[data-kind="DeliveryActivityAttributes"] .lock-screen.la-frame'))
+    card = wait_for("the delivery's Lock Screen", lambda: first(browser, '.lock-item[data-kind="food-delivery"] .lock-screen.la-frame'))
     wait_for("its values", lambda: all(t in card.text for t in ("Your courier is on the way", "Sam", "Luigi's Trattoria")))
     countdown = card.find_element(By.CSS_SELECTOR, '[data-countdown="estimatedDeliveryTime"]')
     assert countdown.text.startswith(("25:", "24:")), countdown.text
-    row = browser.find_element(By.CSS_SELECTOR, '.lock-item[data-kind="DeliveryActivityAttributes"]')
+    row = browser.find_element(By.CSS_SELECTOR, '.lock-item[data-kind="food-delivery"]')
     assert row.find_element(By.CSS_SELECTOR, "button.control-pause").is_displayed()  # it has a countdown
     assert_clean_console(browser)
 
@@ -92,15 +92,15 @@ def test_a_kind_added_while_the_page_is_open_shows_up_without_controls(srv, brow
     folder.mkdir()
     (folder / "Attributes.swift").write_text(NO_COUNTDOWN)
     wait_for("the new kind in the switch", lambda: "Stock ticker" in kind_buttons(browser), timeout=15)
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="StockTickerAttributes"]').click()
-    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="StockTickerAttributes"]:not([hidden])'))
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="stocks"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="stocks"]:not([hidden])'))
     fields.find_element(By.CSS_SELECTOR, 'input[name="symbol"]').send_keys("AAPL")
     price = fields.find_element(By.CSS_SELECTOR, 'input[name="price"]')
     price.clear()
     price.send_keys("231.5")
     Select(fields.find_element(By.CSS_SELECTOR, 'select[name="trend"]')).select_by_visible_text("Rising")
     browser.find_element(By.ID, "start").click()
-    row = wait_for("the ticker's Lock Screen", lambda: first(browser, '.lock-item[data-kind="StockTickerAttributes"]'))
+    row = wait_for("the ticker's Lock Screen", lambda: first(browser, '.lock-item[data-kind="stocks"]'))
     wait_for("its values", lambda: "Rising" in row.text and "231.5" in row.text and "AAPL" in row.text)
     # No countdown: no PAUSE / RESUME / ±1 min under it.
     assert not [b for b in row.find_elements(By.CSS_SELECTOR, "button.control") if b.is_displayed()]
@@ -121,8 +121,8 @@ def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
     wait_for("its countdown", lambda: re.fullmatch(r"(20:00|19:\d\d)", card.find_element(
         By.CSS_SELECTOR, '[data-countdown="deliveryTimer"]').text))
 
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="MeetResultsAttributes"]').click()
-    fields = wait_for("the results' fields", lambda: first(browser, '.schema-fields[data-kind="MeetResultsAttributes"]:not([hidden])'))
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="sports-results"]').click()
+    fields = wait_for("the results' fields", lambda: first(browser, '.schema-fields[data-kind="sports-results"]:not([hidden])'))
     Select(fields.find_element(By.CSS_SELECTOR, 'select[name="eventStatus"]')).select_by_visible_text("in_progress")
     finishers = fields.find_element(By.CSS_SELECTOR, 'textarea[name="finishers"]')
     finishers.clear()
@@ -130,7 +130,7 @@ def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
     fields.find_element(By.CSS_SELECTOR, 'input[name="meetName"]').send_keys("County Championships")
     fields.find_element(By.CSS_SELECTOR, 'input[name="sport"]').send_keys("Track")
     browser.find_element(By.ID, "start").click()
-    card = wait_for("the results' Lock Screen", lambda: first(browser, '.lock-item[data-kind="MeetResultsAttributes"] .la-frame'))
+    card = wait_for("the results' Lock Screen", lambda: first(browser, '.lock-item[data-kind="sports-results"] .la-frame'))
     wait_for("its rows", lambda: "Maya Lopez" in card.text and "in_progress" in card.text)
     assert browser.find_element(By.ID, "error").text == ""
     assert_clean_console(browser)

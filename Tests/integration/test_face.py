@@ -64,7 +64,7 @@ def test_every_presentation_shows_the_values_whole(srv, browser):
 
 def test_data_countdown_ticks_in_the_static_renderings(srv, browser):
     ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
-    for kind, field in (("DeliveryActivityAttributes", "estimatedDeliveryTime"), ("pizza-delivery", "deliveryTimer")):
+    for kind, field in (("food-delivery", "estimatedDeliveryTime"), ("pizza-delivery", "deliveryTimer")):
         browser.get(f"{srv.url}/activities/{ids[kind]}/render/lock-screen")
         countdown = browser.find_element(By.CSS_SELECTOR, f'[data-countdown="{field}"]')
         assert countdown.get_attribute("data-end"), "the live script needs the field's bounds"
@@ -78,7 +78,7 @@ def test_data_countdown_ticks_in_the_static_renderings(srv, browser):
 def test_the_dashboard_draws_the_same_face_and_ticks(srv, browser):
     open_dashboard(browser, srv.url)
     ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
-    aid = ids["DeliveryActivityAttributes"]
+    aid = ids["food-delivery"]
     row = wait_for("the delivery's Lock Screen", lambda: first(browser, f'.lock-item[data-activity-id="{aid}"] .lock-screen.la-frame'))
     measured = browser.execute_script(MEASURE, row)
     assert measured["cut"] == [], measured["cut"]
@@ -125,7 +125,7 @@ def test_kinds_new_writes_a_folder_of_the_generated_layout(tmp_path, start_serve
     async def go():
         async with connect(srv.ws_url) as ws:
             await recv_until(ws, lambda m: m["type"] == "snapshot")
-            body = payloads(datetime.now(timezone.utc))["MeetResultsAttributes"]
+            body = payloads(datetime.now(timezone.utc))["sports-results"]
             ack = await request(ws, {"type": "start", "requestId": "m", "attributesType": "meet",
                                      "attributes": body["attributes"], "content": {"state": body["state"]}})
             assert ack["type"] == "ack", ack
@@ -162,7 +162,7 @@ def test_the_walkthrough_template_renders_whole(start_server, browser):
     async def go():
         async with connect(srv.ws_url) as ws:
             await recv_until(ws, lambda m: m["type"] == "snapshot")
-            body = payloads(datetime.now(timezone.utc))["DeliveryActivityAttributes"]
+            body = payloads(datetime.now(timezone.utc))["food-delivery"]
             ack = await request(ws, {"type": "start", "requestId": "d", "attributesType": "delivery",
                                      "attributes": body["attributes"], "content": {"state": body["state"]}})
             assert ack["type"] == "ack", ack
@@ -195,11 +195,11 @@ def test_a_date_that_comes_near_turns_into_a_countdown(srv, browser):
 
     async def start_far() -> str:
         now = datetime.now(timezone.utc)
-        body = payloads(now)["DeliveryActivityAttributes"]
+        body = payloads(now)["food-delivery"]
         body["state"]["estimatedDeliveryTime"] = iso(now + timedelta(hours=1, seconds=3))
         async with connect(srv.ws_url) as ws:
             await recv_until(ws, lambda m: m["type"] == "snapshot")
-            ack = await request(ws, {"type": "start", "requestId": "far", "attributesType": "DeliveryActivityAttributes",
+            ack = await request(ws, {"type": "start", "requestId": "far", "attributesType": "food-delivery",
                                      "attributes": body["attributes"], "content": {"state": body["state"]}})
             assert ack["type"] == "ack", ack
             return ack["activityId"]

@@ -42,14 +42,14 @@ def wait(what, probe, timeout=10.0):
 
 async def start(ws_url: str) -> dict[str, str]:
     now = datetime.now(timezone.utc)
-    delivery = payloads(now)["DeliveryActivityAttributes"]
+    delivery = payloads(now)["food-delivery"]
     messages = {
         "workout": {"attributesType": "workout", "attributes": {"workout": "yoga"}, "durationSeconds": 1200,
                     "relevanceScore": 100},
         "emoji": {"attributesType": "emoji", "attributes": {"name": "Morning run", "startTime": now.isoformat().replace("+00:00", "Z"),
                   "endTime": (now + timedelta(minutes=40)).isoformat().replace("+00:00", "Z")},
                   "content": {"state": {"emoji": "🏃"}, "relevanceScore": 10}},
-        "delivery": {"attributesType": "DeliveryActivityAttributes", "attributes": delivery["attributes"],
+        "delivery": {"attributesType": "food-delivery", "attributes": delivery["attributes"],
                      "content": {"state": delivery["state"], "relevanceScore": 50}},
     }
     ids = {}
@@ -90,7 +90,7 @@ def sheet(driver, base: str, activity: str, out: Path) -> None:
 
 
 async def start_walkthrough(ws_url: str) -> str:
-    body = payloads(datetime.now(timezone.utc))["DeliveryActivityAttributes"]
+    body = payloads(datetime.now(timezone.utc))["food-delivery"]
     async with connect(ws_url) as ws:
         await recv_until(ws, lambda m: m["type"] == "snapshot")
         ack = await request(ws, {"type": "start", "requestId": "d", "attributesType": "delivery",
