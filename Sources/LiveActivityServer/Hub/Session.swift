@@ -91,18 +91,15 @@ final class Session {
     var resumeFrom: UInt64?
     /// The `?log=` it connected with: the log its `since` belongs to.
     var resumeLog: String?
-    /// Limits how fast the client may send messages.
-    var bucket: TokenBucket
-    /// Messages refused by the rate limit in the current window, and when that window began.
-    var refusals = 0
-    var refusalWindowStart = Date.distantPast
+    /// Limits how fast the client may send messages, and closes it when it keeps flooding.
+    var rateLimit: MessageRateLimit
 
     /// Creates a session that does not watch yet (see ``Hub/watch(_:)``).
-    init(id: UInt64, connection: ConnectionHandle?, role: AccessPolicy.Role, bucket: TokenBucket) {
+    init(id: UInt64, connection: ConnectionHandle?, role: AccessPolicy.Role, rateLimit: MessageRateLimit) {
         self.id = id
         self.connection = connection
         self.role = role
-        self.bucket = bucket
+        self.rateLimit = rateLimit
     }
 
     /// Replies queued and not yet written.
