@@ -131,6 +131,8 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        // Frames (Core) leave lws's LWS_PRE before every payload.
+        Frame.useHeadroom(LWSConstants.headroom)
         timing = ServiceTiming(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds))
         storeWriter = StoreWriter(store: store, logger: logger)
         storeReader = StoreReader(store: store)

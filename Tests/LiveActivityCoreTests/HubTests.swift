@@ -1,7 +1,6 @@
 import Foundation
-import LiveActivityCore
 import Testing
-@testable import LiveActivityServer
+@testable import LiveActivityCore
 
 /// The hub's broadcast, ordering and slow-client policy, with no sockets: sessions without connections,
 /// writes taken with `nextWrite` as the adapter would on WRITEABLE.
