@@ -69,8 +69,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Pure domain: activities, lifecycle, JSON messages. No I/O, no C.
-        .target(name: "LiveActivityCore", swiftSettings: swiftSettings),
+        // Pure domain: activities, lifecycle, JSON messages, the hub and the timing. No I/O, no C.
+        // Release builds skip the run-time exclusivity checks (SE-0176) here as in LiveActivityServer: the hub
+        // (Hub/) lives on the service thread, and the checks cost a call per class-property access on the
+        // write path (`Hub.nextWrite(for:)` had 19 `swift_beginAccess` calls once moved here). Debug builds keep them.
+        .target(name: "LiveActivityCore",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.
         .target(
             name: "LiveActivityStore",

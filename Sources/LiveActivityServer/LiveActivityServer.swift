@@ -102,14 +102,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     var nextSessionID: UInt64 = 1
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
-    /// Unix time (seconds) of the next whole-second tick.
-    var tickDue: TimeInterval = 0
-    /// When ticks the hub holds are written if no broadcast carried them first (seconds since 1970); nil: none.
-    var ticksReleaseDue: TimeInterval?
-    /// When events were last broadcast (seconds since 1970): ticks wait for the next event only while events flow.
-    var lastEventBroadcast: TimeInterval = 0
-    /// Unix time (seconds) of the next heartbeat; 0 until the first timer pass (see LiveActivityServer+Heartbeat.swift).
-    var heartbeatDue: TimeInterval = 0
+    /// The timer's policy: the whole-second tick and its hold, the heartbeat, deadlines, the next firing
+    /// (``ServiceTiming``, performed by WebSocket/LiveActivityServer+Activities.swift). Service thread only.
+    var timing: ServiceTiming
     var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
@@ -136,6 +131,9 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        // Frames (Core) leave lws's LWS_PRE before every payload.
+        Frame.useHeadroom(LWSConstants.headroom)
+        timing = ServiceTiming(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds))
         storeWriter = StoreWriter(store: store, logger: logger)
         storeReader = StoreReader(store: store)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what

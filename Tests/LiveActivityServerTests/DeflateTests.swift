@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import Testing
+import LiveActivityCore
 @testable import LiveActivityServer
 
 /// permessage-deflate without sockets: the frame header builder (RFC 6455 §5.2), the compressor (RFC 7692

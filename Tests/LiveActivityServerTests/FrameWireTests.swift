@@ -1,4 +1,5 @@
 import Testing
+import LiveActivityCore
 @testable import LiveActivityServer
 
 /// A frame's plain wire form (its header in the headroom, RFC 6455 §5.2) and the batch that gathers several

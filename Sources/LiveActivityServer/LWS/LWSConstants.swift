@@ -1,4 +1,5 @@
 import CLibWebSockets
+import LiveActivityCore
 
 /// Values of libwebsockets' C macros that code outside the adapter needs, read once.
 enum LWSConstants {
@@ -9,9 +10,14 @@ enum LWSConstants {
     static let writeRaw = LWS_WRITE_HTTP
 }
 
-/// A session's lws connection, opaque outside this folder: the hub and the features hold it, only the
-/// adapter opens it.
-struct ConnectionHandle: @unchecked Sendable {
+/// A session's lws connection: the Core handle (``ConnectionHandle``) holds the `wsi` as an opaque pointer;
+/// only this folder opens it.
+extension ConnectionHandle {
+    /// Wraps an lws connection.
+    init(wsi: OpaquePointer) {
+        self.init(pointer: wsi)
+    }
+
     /// The lws connection; valid until its CLOSED callback.
-    let wsi: OpaquePointer
+    var wsi: OpaquePointer { pointer }
 }

@@ -278,7 +278,7 @@ extension LiveActivityServer {
     /// Sends each event to every watching client: encoded once into the hub's ring, which every session reads.
     func broadcast(_ events: [ActivityEvent], at now: Date) {
         guard !events.isEmpty else { return }
-        lastEventBroadcast = now.timeIntervalSince1970
+        timing.eventsBroadcast(at: now)
         for event in events {
             let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
             frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
@@ -294,18 +294,11 @@ extension LiveActivityServer {
         expireShares(now: now, events: events)
     }
 
-    /// How long a tick waits for an event to carry it (seconds), while events flow (one was broadcast in
-    /// the last second): the next one usually follows within this, and each client then gets its tick and
-    /// the event in one write, not one write each (the hub's ``Hub/tick(_:scoped:)``). Past it, the tick is
-    /// written on its own, as made (its `serverTime` the whole second, its timers as of then; clients that
-    /// estimate the server's clock have the event sent in the last second for a timely sample).
-    static let tickHoldSeconds: TimeInterval = 0.1
-
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
     /// a tick of their own activity only, encoded once per shared activity. When no event was broadcast in
-    /// the last second the ticks go out at once; otherwise with the next broadcast, or ``tickHoldSeconds``
-    /// after `now` (``timerFired()``).
-    func broadcast(_ tick: Tick, at now: TimeInterval) {
+    /// the last second the ticks go out at once; otherwise with the next broadcast, or
+    /// ``ServiceTiming/tickHold`` after `now` (``ServiceTiming/ticksHeld(at:)``).
+    func broadcast(_ tick: Tick, at now: Date) {
         let frame = Frame(ServerMessage.tick(tick).encoded())
         metrics.broadcastEncodes += 1
         let delivered = hub.tick(frame) { scope in
@@ -313,34 +306,17 @@ extension LiveActivityServer {
             return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
         }
         metrics.broadcastDeliveries += delivered
-        guard hub.ticksHeld else { return }
-        if now - lastEventBroadcast < 1 {
-            ticksReleaseDue = now + Self.tickHoldSeconds
-        } else {
-            perform(hub.releaseTicks())
-        }
+        guard hub.ticksHeld, let action = timing.ticksHeld(at: now) else { return }
+        perform(action, at: now)
     }
 
-    /// The timer: applies due deadlines, sends the tick (and, every `--heartbeat-seconds`, the heartbeat) on
-    /// whole seconds, and schedules itself again.
+    /// The timer: performs what ``ServiceTiming`` finds due (deadlines, held ticks, and on whole seconds the
+    /// heartbeat, share expiry and the tick), then schedules itself again.
     func timerFired() {
         let now = clock()
         // Deadlines already applied by a change waiting for the store are not due again.
-        if let deadline = pipeline.speculative.nextDeadline, deadline <= now {
-            change({ center in let events = center.advance(to: now); return (events, events) }) { [self] result in
-                if case .success(let events) = result { broadcast(events, at: now) }
-            }
-        }
-        let seconds = now.timeIntervalSince1970
-        if let release = ticksReleaseDue, seconds + 0.005 >= release {
-            ticksReleaseDue = nil
-            perform(hub.releaseTicks())
-        }
-        if seconds + 0.005 >= tickDue {
-            heartbeatIfDue(at: now)
-            expireShares(now: now)
-            if let tick = center.tick(at: now) { broadcast(tick, at: seconds) }
-            tickDue = (seconds + 0.005).rounded(.down) + 1
+        for action in timing.timerFired(at: now, nextDeadline: pipeline.speculative.nextDeadline) {
+            perform(action, at: now)
         }
         scheduleTimer(now: now)
         // lws runs timers before it polls: a change made here (a deadline) would otherwise wait for the poll
@@ -348,13 +324,30 @@ extension LiveActivityServer {
         releaseHeldSubmissions()
     }
 
+    /// Carries out one of the timing's actions at `now` (the server time of the timer pass).
+    func perform(_ action: ServiceTiming.Action, at now: Date) {
+        switch action {
+        case .applyDeadlines:
+            change({ center in let events = center.advance(to: now); return (events, events) }) { [self] result in
+                if case .success(let events) = result { broadcast(events, at: now) }
+            }
+        case .releaseTicks:
+            perform(hub.releaseTicks())
+        case .sendHeartbeat:
+            broadcastHeartbeat(at: now)
+        case .expireShares:
+            expireShares(now: now)
+        case .sendTick:
+            if let tick = center.tick(at: now) { broadcast(tick, at: now) }
+        case .schedule(let seconds):
+            scheduleTimer(after: seconds)
+        }
+    }
+
     /// Schedules the timer for the next whole second, the next deadline (of the speculative state: a
     /// deadline a waiting change applied is not due again) or the release of held ticks, whichever comes
-    /// first.
+    /// first (``ServiceTiming/nextTimer(at:nextDeadline:)``).
     func scheduleTimer(now: Date) {
-        var due = tickDue
-        if let release = ticksReleaseDue { due = min(due, release) }
-        if let deadline = pipeline.speculative.nextDeadline?.timeIntervalSince1970 { due = min(due, deadline) }
-        scheduleTimer(after: due - now.timeIntervalSince1970)
+        perform(timing.nextTimer(at: now, nextDeadline: pipeline.speculative.nextDeadline), at: now)
     }
 }

@@ -7,8 +7,6 @@ import LiveActivityCore
 extension LiveActivityServer {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
-    /// Seconds over which rate-limit refusals are counted towards closing a flooding client.
-    static let refusalWindow: TimeInterval = 10
 
     /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
     struct UpgradeRefusal: Error, Equatable {
@@ -65,7 +63,8 @@ extension LiveActivityServer {
         let share: Share? = upgrade.shareToken.flatMap { token in self.share(forToken: token) }
         let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
         let session = Session(id: id, connection: connection, role: role,
-                              bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond))
+                              rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond),
+                                                          closeAfter: configuration.rateLimitedBeforeClose))
         session.deflate = deflate
         session.shareId = share?.id
         session.scope = share?.activityId
@@ -136,28 +135,23 @@ extension LiveActivityServer {
         handle(ClientMessage.parse(message, kinds: kindCatalog.registry), from: session)
     }
 
-    /// Applies the per-connection rate limit. Each refused message gets its own `rate_limited` error, with
-    /// its `requestId`, so a client knows exactly what was not done. A client with
-    /// ``ServerConfiguration/rateLimitedBeforeClose`` messages refused within ``refusalWindow`` seconds keeps
-    /// flooding and is closed with 1008, after the replies already queued for it (the bucket lets one message
-    /// through now and then, so refusals are counted over a window, not in a row).
+    /// Applies the per-connection rate limit (``MessageRateLimit``). Each refused message gets its own
+    /// `rate_limited` error, with its `requestId`, so a client knows exactly what was not done. A client with
+    /// ``ServerConfiguration/rateLimitedBeforeClose`` messages refused within ``MessageRateLimit/window``
+    /// seconds keeps flooding and is closed with 1008, after the replies already queued for it.
     /// - Returns: whether the message may be handled.
     private func admitMessage(_ session: Session, _ message: [UInt8]) -> Bool {
-        let now = clock()
-        if session.bucket.take(at: now) { return true }
-        if now.timeIntervalSince(session.refusalWindowStart) > Self.refusalWindow {
-            session.refusalWindowStart = now
-            session.refusals = 0
-        }
-        session.refusals += 1
-        if session.refusals >= configuration.rateLimitedBeforeClose {
+        switch session.rateLimit.admit(at: clock()) {
+        case .admit:
+            return true
+        case .closeFlooding:
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
             // Nothing more is read from it; it is closed once the replies to what it asked before are queued
             // (changes still waiting for the store get their acks first).
             session.flooding = true
             let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
             inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
-        } else {
+        case .refuse:
             sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: kindCatalog.registry).requestId, ProtocolError(.rateLimited, field: nil,
                  message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }

@@ -2,17 +2,18 @@
 /// libwebsockets' own framing (`LWS_WRITE_RAW`): FIN set (the message is one frame), RSV1 set when the payload
 /// is compressed (RFC 7692 §6), RSV2 and RSV3 clear, opcode 1 (text), no mask (§5.1: a server never masks),
 /// and the payload length in the shortest form: 7 bits (0...125), 16 bits after 126 (126...65,535), or
-/// 64 bits after 127, most significant bit 0 (§5.2). Pure; any thread.
-enum WebSocketFrameHeader {
+/// 64 bits after 127, most significant bit 0 (§5.2). Pure; any thread. In Core beside ``Frame``, which
+/// writes one before every payload.
+package enum WebSocketFrameHeader {
     /// FIN | opcode text (0x81).
-    static let finalText: UInt8 = 0x81
+    package static let finalText: UInt8 = 0x81
     /// RSV1: "per-message compressed" under permessage-deflate (RFC 7692 §6).
-    static let rsv1: UInt8 = 0x40
+    package static let rsv1: UInt8 = 0x40
     /// The longest header: 2 bytes and a 64-bit length.
-    static let maximumLength = 10
+    package static let maximumLength = 10
 
     /// The header's length, in bytes, for a payload of `payloadLength` bytes: 2, 4 or 10.
-    static func length(payloadLength: Int) -> Int {
+    package static func length(payloadLength: Int) -> Int {
         payloadLength < 126 ? 2 : payloadLength <= 0xFFFF ? 4 : 10
     }
 
@@ -21,7 +22,7 @@ enum WebSocketFrameHeader {
     /// - Parameter compressed: set RSV1 (the payload is a permessage-deflate message).
     /// - Returns: the number of bytes written.
     @discardableResult
-    static func write(payloadLength: Int, compressed: Bool, to start: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func write(payloadLength: Int, compressed: Bool, to start: UnsafeMutablePointer<UInt8>) -> Int {
         precondition(payloadLength >= 0)
         start[0] = finalText | (compressed ? rsv1 : 0)
         switch length(payloadLength: payloadLength) {
@@ -42,7 +43,7 @@ enum WebSocketFrameHeader {
     }
 
     /// The header for a text frame of `payloadLength` bytes, as bytes (2, 4 or 10).
-    static func bytes(payloadLength: Int, compressed: Bool) -> [UInt8] {
+    package static func bytes(payloadLength: Int, compressed: Bool) -> [UInt8] {
         var header = [UInt8](repeating: 0, count: length(payloadLength: payloadLength))
         header.withUnsafeMutableBufferPointer { _ = write(payloadLength: payloadLength, compressed: compressed, to: $0.baseAddress!) }
         return header

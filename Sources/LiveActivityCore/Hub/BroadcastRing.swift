@@ -3,64 +3,65 @@
 ///
 /// Positions are global and never reused (`UInt64`, starting at 0); the ring keeps the frames from the oldest
 /// position any client still needs up to ``head`` (exclusive). It also keeps each frame's offset in a running
-/// byte count, so how far a client lags, in bytes, is one subtraction. Pure value; service thread only.
-struct BroadcastRing {
+/// byte count, so how far a client lags, in bytes, is one subtraction. Pure value; service thread only. In Core beside the ``Hub``; the hot reads are `@inlinable`, so
+/// the lws adapter's write path inlines them as before the move.
+package struct BroadcastRing {
     /// One broadcast frame.
-    struct Entry {
+    package struct Entry {
         /// The encoded message.
-        let frame: Frame
+        package let frame: Frame
         /// The activity it is about, for share viewers that see one activity only; nil for every client.
-        let activityId: String?
+        package let activityId: String?
         /// Payload bytes of every frame before this one (a running total since the ring began).
-        let offset: Int
+        package let offset: Int
     }
 
-    private var entries: [Entry] = []
+    @usableFromInline var entries: [Entry] = []
     /// Position of `entries[0]`.
-    private(set) var base: UInt64 = 0
+    @usableFromInline package private(set) var base: UInt64 = 0
     /// Payload bytes of every frame appended so far.
-    private(set) var totalBytes = 0
+    package private(set) var totalBytes = 0
 
     /// The position the next frame gets: a client at ``head`` has read everything.
-    var head: UInt64 { base + UInt64(entries.count) }
+    @inlinable package var head: UInt64 { base + UInt64(entries.count) }
     /// Frames kept.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Appends a frame at ``head``.
     /// - Returns: its position.
     @discardableResult
-    mutating func append(_ frame: Frame, activityId: String?) -> UInt64 {
+    package mutating func append(_ frame: Frame, activityId: String?) -> UInt64 {
         entries.append(Entry(frame: frame, activityId: activityId, offset: totalBytes))
         totalBytes += frame.count
         return head - 1
     }
 
     /// The frame at `position`. - Precondition: `base <= position < head`.
-    func entry(at position: UInt64) -> Entry {
+    package func entry(at position: UInt64) -> Entry {
         entries[Int(position - base)]
     }
 
     /// The frame at `position` (without copying the rest of its entry). - Precondition: `base <= position < head`.
-    @inline(__always)
-    func frame(at position: UInt64) -> Frame {
+    @inlinable @inline(__always)
+    package func frame(at position: UInt64) -> Frame {
         entries[Int(position - base)].frame
     }
 
     /// Whether the frame at `position` is for a viewer of `activityId` only: it names another activity.
     /// - Precondition: `base <= position < head`.
-    func isAbout(anotherActivityThan activityId: String, at position: UInt64) -> Bool {
+    @inlinable package func isAbout(anotherActivityThan activityId: String, at position: UInt64) -> Bool {
         guard let about = entries[Int(position - base)].activityId else { return false }
         return about != activityId
     }
 
     /// Payload bytes from `position` to ``head``: how far a client at `position` lags.
-    func bytes(from position: UInt64) -> Int {
+    package func bytes(from position: UInt64) -> Int {
         guard position < head else { return 0 }
         return totalBytes - entry(at: max(position, base)).offset
     }
 
     /// Forgets the frames before `position` (no client needs them any more).
-    mutating func discard(before position: UInt64) {
+    package mutating func discard(before position: UInt64) {
         let drop = Int(min(position, head) - min(base, position))
         guard drop > 0 else { return }
         // Amortised: compact only once the dropped part is at least half of the storage.

@@ -1,13 +1,12 @@
 import Foundation
-import LiveActivityCore
 import Testing
-@testable import LiveActivityServer
+@testable import LiveActivityCore
 
 /// The hub's broadcast, ordering and slow-client policy, with no sockets: sessions without connections,
 /// writes taken with `nextWrite` as the adapter would on WRITEABLE.
 struct HubTests {
     private func session(_ id: UInt64, role: AccessPolicy.Role = .viewer, scope: String? = nil) -> Session {
-        let session = Session(id: id, connection: nil, role: role, bucket: TokenBucket(capacity: 10, rate: 10))
+        let session = Session(id: id, connection: nil, role: role, rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: 10, rate: 10), closeAfter: 100))
         session.scope = scope
         return session
     }

@@ -1,5 +1,5 @@
 /// WebSocket close codes the server sends (RFC 6455 §7.4.1 and the IANA registry).
-enum CloseCode: UInt16, Sendable {
+package enum CloseCode: UInt16, Sendable {
     /// 1000: normal closure.
     case normal = 1000
     /// 1001: going away (the server shuts down).

@@ -1,110 +1,106 @@
 import Foundation
-import LiveActivityCore
 
 /// One connected WebSocket client: what it may do, and where it is in the broadcast. Owned by the ``Hub``;
 /// touched only by the service thread. The lws adapter reaches it through the connection's per-session data
 /// (an unmanaged reference), so a write needs no lookup.
-final class Session {
+package final class Session {
     // MARK: Delivery (the hub's)
     //
     // The fields a WRITEABLE reads come first, so that they share the object's first cache line: with
     // thousands of sessions each write touches one more line than the C peer does, not several.
 
     /// Next broadcast position to write, or `UInt64.max` while the client does not watch (see ``cursor``).
-    private var rawCursor: UInt64 = .max
+    @usableFromInline var rawCursor: UInt64 = .max
     /// Broadcast positions from here on are not written (set when closing with what is queued kept).
-    var cursorLimit: UInt64 = .max
+    package var cursorLimit: UInt64 = .max
     /// Replies queued and not yet written (the count of `replies` from `replyHead`).
-    var pendingReplies = 0
+    package var pendingReplies = 0
     /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
-    var pendingTick: Frame?
+    package var pendingTick: Frame?
     /// Whether ``closing`` is set.
-    private(set) var isClosing = false
+    package private(set) var isClosing = false
     /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
     /// nil: every frame goes through lws as plain text. A deflate client gets every frame whole from the
     /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
     /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
-    var deflate: PermessageDeflate?
+    package var deflate: PermessageDeflate?
     /// The broadcast position `pendingTick` was made at: it is written after the frames before it and
     /// before the ones from there on, as a reply is.
-    var pendingTickPosition: UInt64 = 0
+    package var pendingTickPosition: UInt64 = 0
 
     /// Next broadcast position to write; nil while the client does not watch (no token yet).
-    var cursor: UInt64? {
-        @inline(__always) get { rawCursor == .max ? nil : rawCursor }
-        @inline(__always) set { rawCursor = newValue ?? .max }
+    package var cursor: UInt64? {
+        @inlinable @inline(__always) get { rawCursor == .max ? nil : rawCursor }
+        @inlinable @inline(__always) set { rawCursor = newValue ?? .max }
     }
     /// Close code and reason to send once what is queued is written.
-    var closing: Closing? {
+    package var closing: Closing? {
         didSet { isClosing = closing != nil }
     }
     /// Whether its close frame is written: nothing more is, and the connection waits for the client's.
-    var closeFrameSent = false
+    package var closeFrameSent = false
     /// Its unwritten bytes when it was closed (for the log line of a client closed as too slow).
-    var lagAtClose = 0
+    package var lagAtClose = 0
     /// Whether the hub no longer counts it among the watchers (closing or gone).
-    var uncounted = false
+    package var uncounted = false
     /// Its index in ``Hub/sessionsInOrder`` while the hub has it.
-    var placeInOrder = 0
+    package var placeInOrder = 0
     /// A reply to this client, written once the broadcast frames before `position` are written.
-    struct Reply {
-        let position: UInt64
+    package struct Reply {
+        package let position: UInt64
         /// The frame; nil while the place is reserved for an answer still being read (``Hub/reserve(for:)``):
         /// nothing after it is written until it is filled.
-        var frame: Frame?
+        package var frame: Frame?
         /// The reservation this place is kept for (0: an ordinary reply).
-        var reservation: UInt64 = 0
+        package var reservation: UInt64 = 0
     }
 
     /// How and why the session is being closed.
-    struct Closing {
-        let code: CloseCode
-        let reason: String
+    package struct Closing {
+        package let code: CloseCode
+        package let reason: String
     }
 
     /// Replies to this client, oldest first from `replyHead`.
-    var replies: [Reply] = []
-    var replyHead = 0
+    package var replies: [Reply] = []
+    package var replyHead = 0
     /// Payload bytes in `replies` not yet written.
-    var replyBytes = 0
+    package var replyBytes = 0
 
     /// Server-assigned id, for logs and the inspector's subscriber list.
-    let id: UInt64
+    package let id: UInt64
     /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
-    let connection: ConnectionHandle?
+    package let connection: ConnectionHandle?
 
     // MARK: Protocol state
 
     /// The message being received, across fragments.
-    var incoming: [UInt8] = []
+    package var incoming: [UInt8] = []
     /// Set once a message went over the size limit; every later fragment is refused.
-    var refusedOversizedMessage = false
+    package var refusedOversizedMessage = false
     /// Set once it flooded past the rate limit: nothing more is read; it closes with 1008 in its turn.
-    var flooding = false
+    package var flooding = false
     /// What the client may do.
-    var role: AccessPolicy.Role
+    package var role: AccessPolicy.Role
     /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.
-    var shareId: String?
+    package var shareId: String?
     /// For a share viewer: the one activity it may see.
-    var scope: String?
+    package var scope: String?
     /// The `?since=` it connected with: where to resume once it may watch (after `hello` if need be).
-    var resumeFrom: UInt64?
+    package var resumeFrom: UInt64?
     /// The `?log=` it connected with: the log its `since` belongs to.
-    var resumeLog: String?
-    /// Limits how fast the client may send messages.
-    var bucket: TokenBucket
-    /// Messages refused by the rate limit in the current window, and when that window began.
-    var refusals = 0
-    var refusalWindowStart = Date.distantPast
+    package var resumeLog: String?
+    /// Limits how fast the client may send messages, and closes it when it keeps flooding.
+    package var rateLimit: MessageRateLimit
 
     /// Creates a session that does not watch yet (see ``Hub/watch(_:)``).
-    init(id: UInt64, connection: ConnectionHandle?, role: AccessPolicy.Role, bucket: TokenBucket) {
+    package init(id: UInt64, connection: ConnectionHandle?, role: AccessPolicy.Role, rateLimit: MessageRateLimit) {
         self.id = id
         self.connection = connection
         self.role = role
-        self.bucket = bucket
+        self.rateLimit = rateLimit
     }
 
     /// Replies queued and not yet written.
-    var queuedReplies: Int { pendingReplies }
+    package var queuedReplies: Int { pendingReplies }
 }

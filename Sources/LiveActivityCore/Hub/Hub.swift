@@ -14,9 +14,9 @@ import Foundation
 ///   write per client for both, see ``tick(_:scoped:)``) until ``releaseTicks()``.
 /// - A session whose unwritten bytes (broadcast lag plus replies) pass ``maximumQueuedBytes`` is closed with
 ///   1013 (``CloseCode/tryAgainLater``); it may reconnect and resume with `since`.
-final class Hub {
+package final class Hub {
     /// What the transport must do after a hub call.
-    enum Action: Equatable {
+    package enum Action: Equatable {
         /// Ask for a WRITEABLE callback on this session's connection.
         case requestWritable(Session)
         /// Every session may have something new to write (after a broadcast, or held ticks released): the lws
@@ -27,7 +27,7 @@ final class Hub {
         /// (5 s), so a client that reads nothing cannot hold it open.
         case closeSoon(Session)
 
-        static func == (a: Action, b: Action) -> Bool {
+        package static func == (a: Action, b: Action) -> Bool {
             switch (a, b) {
             case (.requestWritable(let x), .requestWritable(let y)), (.closeSoon(let x), .closeSoon(let y)): return x === y
             case (.requestWritableForAll, .requestWritableForAll): return true
@@ -37,7 +37,7 @@ final class Hub {
     }
 
     /// What to do on a WRITEABLE callback.
-    enum Write {
+    package enum Write {
         /// Write this frame (one `lws_write`); ask for WRITEABLE again if `more`.
         case frame(Frame, more: Bool)
         /// Everything is written: send a close frame with this code and reason, then close.
@@ -47,39 +47,39 @@ final class Hub {
     }
 
     /// Most unwritten bytes a session may have before it is closed with 1013.
-    let maximumQueuedBytes: Int
+    package let maximumQueuedBytes: Int
     /// Frames appended between two full passes over the sessions (to drop frames every session has read).
-    let scanInterval: Int
+    package let scanInterval: Int
 
     /// Every open session, by id.
-    private(set) var sessions: [UInt64: Session] = [:]
+    package private(set) var sessions: [UInt64: Session] = [:]
     /// The same sessions in the order they connected (a removed one's place is taken by the last): passes
     /// over every session (the broadcast's writes, ticks, scans) walk them in this order, which is the order
     /// their objects and sockets were made in, rather than in the dictionary's hash order. At 10,000 clients
     /// the hash order cost the kernel about a third more time per `send` (its socket structures, and ours,
     /// met in random order: cache and TLB misses).
-    private(set) var sessionsInOrder: [Session] = []
+    package private(set) var sessionsInOrder: [Session] = []
     /// The broadcast frames not yet read by every watching session.
-    private(set) var ring = BroadcastRing()
+    package private(set) var ring = BroadcastRing()
     /// Sessions that read the broadcast (with a cursor and not closing), for sizing and logs.
-    private(set) var watching = 0
+    package private(set) var watching = 0
     /// Of those, share viewers, by the one activity each sees.
     private var scopedWatching: [String: Int] = [:]
     /// A position no watching cursor is below (exact after each pass, possibly low in between).
     private var oldestCursor: UInt64 = 0
     private var appendedSinceScan = 0
     /// Sessions closed as too slow, since start.
-    private(set) var culled = 0
+    package private(set) var culled = 0
     /// Whether sessions have a tick for which no WRITEABLE was asked yet: the next ``broadcast(_:activityId:)``
     /// carries it, else ``releaseTicks()`` asks.
-    private(set) var ticksHeld = false
+    package private(set) var ticksHeld = false
     /// The last reservation handed out (``reserve(for:)``).
     private var nextReservation: UInt64 = 0
 
     /// - Parameters:
     ///   - maximumQueuedBytes: most unwritten payload bytes per session, broadcast lag included.
     ///   - scanInterval: frames between full passes that drop read frames (bounded memory, amortised cost).
-    init(maximumQueuedBytes: Int, scanInterval: Int = 256) {
+    package init(maximumQueuedBytes: Int, scanInterval: Int = 256) {
         self.maximumQueuedBytes = maximumQueuedBytes
         self.scanInterval = scanInterval
     }
@@ -87,14 +87,14 @@ final class Hub {
     // MARK: Sessions
 
     /// Registers a new session (not watching yet).
-    func add(_ session: Session) {
+    package func add(_ session: Session) {
         guard sessions.updateValue(session, forKey: session.id) == nil else { return }
         session.placeInOrder = sessionsInOrder.count
         sessionsInOrder.append(session)
     }
 
     /// Forgets a session whose connection has closed.
-    func remove(_ session: Session) {
+    package func remove(_ session: Session) {
         if sessions.removeValue(forKey: session.id) != nil {
             stopWatching(session)
             let place = session.placeInOrder
@@ -113,7 +113,7 @@ final class Hub {
     }
 
     /// Starts sending `session` every broadcast from now on (after its snapshot, queued next).
-    func watch(_ session: Session) {
+    package func watch(_ session: Session) {
         guard session.cursor == nil, session.closing == nil else { return }
         session.cursor = ring.head
         watching += 1
@@ -136,7 +136,7 @@ final class Hub {
     /// Queues a reply to one session, in order with the broadcast.
     /// - Returns: ask for WRITEABLE; or, when the session would lag by more than ``maximumQueuedBytes``,
     ///   close it with 1013; nothing when it is already closing.
-    func send(_ frame: Frame, to session: Session) -> [Action] {
+    package func send(_ frame: Frame, to session: Session) -> [Action] {
         guard session.closing == nil, sessions[session.id] === session else { return [] }
         if lag(of: session) + frame.count > maximumQueuedBytes {
             return close(session, .tryAgainLater, Self.tooSlowReason)
@@ -149,15 +149,15 @@ final class Hub {
 
     /// A place kept in one session's replies for an answer read off the service thread (resume, history):
     /// what the session would have got had the answer been made at once, it gets in the same order.
-    struct Reservation {
-        let session: Session
-        let id: UInt64
+    package struct Reservation {
+        package let session: Session
+        package let id: UInt64
     }
 
     /// Keeps the place of `session`'s next reply for an answer that is still being read: nothing queued
     /// after it (broadcast frames from now on, later replies, ticks) is written until ``fill(_:with:)``.
     /// - Returns: the reservation; nil when the session is closing or gone (the answer is then not needed).
-    func reserve(for session: Session) -> Reservation? {
+    package func reserve(for session: Session) -> Reservation? {
         guard session.closing == nil, sessions[session.id] === session else { return nil }
         nextReservation += 1
         session.replies.append(Session.Reply(position: ring.head, frame: nil, reservation: nextReservation))
@@ -168,7 +168,7 @@ final class Hub {
     /// Puts the answer in its reserved place: `frames`, in order, where the reservation was made.
     /// - Returns: ask for WRITEABLE; or close the session with 1013 when it would then lag by more than
     ///   ``maximumQueuedBytes``; nothing when the session closed meanwhile (the answer is dropped).
-    func fill(_ reservation: Reservation, with frames: [Frame]) -> [Action] {
+    package func fill(_ reservation: Reservation, with frames: [Frame]) -> [Action] {
         let session = reservation.session
         guard sessions[session.id] === session,
               let index = session.replies[session.replyHead...].firstIndex(where: { $0.reservation == reservation.id }) else { return [] }
@@ -187,7 +187,7 @@ final class Hub {
 
     /// Appends one broadcast frame for every watching session (share viewers: only when `activityId` is theirs).
     /// - Returns: ``Action/requestWritableForAll``, plus the closes of sessions that fell too far behind.
-    func broadcast(_ frame: Frame, activityId: String?) -> [Action] {
+    package func broadcast(_ frame: Frame, activityId: String?) -> [Action] {
         frame.isBroadcast = true
         ring.append(frame, activityId: activityId)
         appendedSinceScan += 1
@@ -201,7 +201,7 @@ final class Hub {
     }
 
     /// How many watching sessions a frame about `activityId` reaches (share viewers of other activities excluded).
-    func audience(activityId: String?) -> Int {
+    package func audience(activityId: String?) -> Int {
         guard let activityId else { return watching }
         return watching - scopedWatching.values.reduce(0, +) + (scopedWatching[activityId] ?? 0)
     }
@@ -212,7 +212,7 @@ final class Hub {
     /// client's tick with its event in one write rather than one write each; ``releaseTicks()`` sends them
     /// when none comes.
     /// - Returns: the count of sessions given a tick.
-    func tick(_ frame: Frame, scoped: (String) -> Frame?) -> Int {
+    package func tick(_ frame: Frame, scoped: (String) -> Frame?) -> Int {
         frame.isBroadcast = true
         var delivered = 0
         var perScope: [String: Frame?] = [:]
@@ -237,7 +237,7 @@ final class Hub {
 
     /// Sends the held ticks that no broadcast carried (see ``tick(_:scoped:)``).
     /// - Returns: ``Action/requestWritableForAll``, or nothing when no tick is held.
-    func releaseTicks() -> [Action] {
+    package func releaseTicks() -> [Action] {
         guard ticksHeld else { return [] }
         ticksHeld = false
         return [.requestWritableForAll]
@@ -248,7 +248,7 @@ final class Hub {
     /// Closes `session` with `code` once what it must still get is written.
     /// - Parameter keepingQueued: write what is already queued first (replies to requests it made, broadcast
     ///   frames up to now); otherwise drop it (a client too slow to take it, a protocol error).
-    func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
+    package func close(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) -> [Action] {
         guard session.closing == nil else { return [] }
         session.lagAtClose = lag(of: session)
         session.closing = Session.Closing(code: code, reason: reason)
@@ -268,7 +268,7 @@ final class Hub {
     }
 
     /// Closes every session with 1001 (server shutting down), dropping what they have not read.
-    func closeAll(reason: String) -> [Action] {
+    package func closeAll(reason: String) -> [Action] {
         sessionsInOrder.flatMap { close($0, .goingAway, reason) }
     }
 
@@ -276,7 +276,8 @@ final class Hub {
 
     /// What to write to `session` now: its next reply, tick or broadcast frame in order, else its pending
     /// tick, else its close frame once it is closing. Advances the session past what it returns.
-    func nextWrite(for session: Session) -> Write {
+    @inlinable
+    package func nextWrite(for session: Session) -> Write {
         while true {
             if session.pendingReplies > 0 {
                 let reply = session.replies[session.replyHead]
@@ -318,20 +319,21 @@ final class Hub {
     }
 
     /// Whether anything is left to write to `session` (a close frame counts).
-    func hasPending(_ session: Session) -> Bool {
+    @inlinable @inline(__always)
+    package func hasPending(_ session: Session) -> Bool {
         session.pendingReplies > 0
             || session.cursor.map { $0 < min(ring.head, session.cursorLimit) } == true
             || session.pendingTick != nil || session.isClosing
     }
 
     /// Unwritten payload bytes of `session`: its replies and the broadcast frames it has not read.
-    func lag(of session: Session) -> Int {
+    package func lag(of session: Session) -> Int {
         session.replyBytes + (session.cursor.map { ring.bytes(from: $0) } ?? 0)
     }
 
     // MARK: Policy
 
-    static let tooSlowReason = "client too slow; reconnect with ?since= to resume"
+    package static let tooSlowReason = "client too slow; reconnect with ?since= to resume"
 
     /// One pass over the watching sessions: closes those lagging by more than ``maximumQueuedBytes`` (1013)
     /// and drops the frames every remaining one has read.
