@@ -23,8 +23,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hostile_support import read_http_head
-from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
+from push_helpers import http_push, push_to_start_token, ref_seconds
 from schema_check import checked, validate_apns, validate_server
+from support import iso_ms
 from wsclient import connect, recv_json, run, send_json
 
 UTC = timezone.utc

@@ -40,8 +40,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import free_port, http_json
-from protocol_checks import iso, now
+from support import free_port, http_json, iso, now
 from wsclient import connect, run
 
 FAST = ("--rate", "100000", "--burst", "100000")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import liveactivity_bin
-from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
+from push_helpers import http_push, push_to_start_token, ref_seconds
+from support import iso_ms, liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 ATTRIBUTES_SWIFT = """\

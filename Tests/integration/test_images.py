@@ -30,6 +30,7 @@ import pytest
 PIL = pytest.importorskip("PIL")
 from PIL import Image  # noqa: E402
 
+from support import iso_ms0 as iso  # noqa: E402
 from wsclient import connect, recv_until, request, run, send_json  # noqa: E402
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 200, 0), (0, 0, 255)
@@ -171,10 +172,6 @@ def images():
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
 
 def key_of(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()

@@ -21,7 +21,8 @@ import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from conftest import liveactivity_bin
+from support import iso_ms0 as iso
+from support import liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,10 +40,6 @@ def get(url: str) -> tuple[int, str]:
 def visible_text(document: str) -> str:
     body = re.sub(r"(?is)<(style|script)\b.*?</\1>", " ", document)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"(?s)<[^>]+>", " ", body))).strip()
-
-
-def iso(dt: datetime) -> str:
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def start_emoji(server, name: str = "Morning run", emoji: str = "🏃") -> str:

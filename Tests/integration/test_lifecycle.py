@@ -13,8 +13,9 @@ from datetime import timedelta
 
 import pytest
 
-from protocol_checks import (check_error, check_event, check_snapshot, is_int, iso, list_snapshot, near, now,
+from protocol_checks import (check_error, check_event, check_snapshot, is_int, list_snapshot, near,
                              out_date, start_activity, timer)
+from support import iso, now
 from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
                       run, send_json, two_clients)
 

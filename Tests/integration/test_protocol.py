@@ -27,7 +27,8 @@ from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, rec
 
 from hostile_support import read_until_closed
 from protocol_checks import (FOUR_HOURS, UTC, check_activity, check_error, check_event, check_snapshot, is_int,
-                             iso, list_snapshot, near, now, out_date, start_activity, start_msg, timer)
+                             list_snapshot, near, out_date, start_activity, start_msg, timer)
+from support import iso, now
 
 
 # ---------------------------------------------------------------------------------------------------

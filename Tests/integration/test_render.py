@@ -374,7 +374,7 @@ def test_history_panel_has_no_serious_accessibility_violations(server, browser, 
     """Issue 19, item 4: the History panel with entries (table, chart and its table), and an emoji activity."""
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
     now = datetime.now(timezone.utc)
-    iso_ms = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z")  # noqa: E731
+    from support import iso_ms0 as iso_ms
     run(start_activities(server.ws_url, {
         "stopped": {"attributes": {"workout": "yoga"}, "durationSeconds": 600, "then": [("end", {})]},
         "gone": {"attributes": {"workout": "jogging"}, "durationSeconds": 300,
