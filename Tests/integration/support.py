@@ -26,8 +26,9 @@ Dates
 HTTP
 - `http_request(method, url, body=None, headers=None, timeout=10, context=None) -> Response` with `status`,
   `headers` (lower-cased names), `body` (bytes) and `.text()` / `.json()`; error statuses are answers, not
-  exceptions. `http_get`, `http_post` (a dict or list body is sent as JSON), `http_json(url)` ->
-  (status, parsed body or None), `http_text(url)` -> (status, text).
+  exceptions; `.ok()` asserts a 2xx status. `http_get`, `http_post` (a dict or list body is sent as JSON),
+  `http_json(url)` -> (status, parsed body or None), `http_text(url)` -> (status, text), `get_json(url)` -> the
+  parsed body of a 2xx answer. Test files keep their own small adapters where they want another tuple shape.
 
 WebSocket
 - The helpers of wsclient.py (`run`, `connect`, `send_json`, `recv_json`, `recv_until`, `request`, ...) are
@@ -351,12 +352,19 @@ class Response:
     status: int
     headers: dict[str, str] = field(default_factory=dict)  # names lower-cased
     body: bytes = b""
+    url: str = ""
 
     def text(self) -> str:
         return self.body.decode()
 
     def json(self) -> Any:
+        """The parsed body (an empty body is None)."""
         return json.loads(self.body or b"null")
+
+    def ok(self) -> "Response":
+        """This response if its status is 2xx; otherwise an AssertionError naming the status and the body."""
+        assert 200 <= self.status < 300, f"HTTP {self.status} from {self.url}: {self.body[:500]!r}"
+        return self
 
 
 def http_request(method: str, url: str, body: bytes | str | dict | list | None = None,
@@ -373,9 +381,9 @@ def http_request(method: str, url: str, body: bytes | str | dict | list | None =
     req = urllib.request.Request(url, data=body, headers=hdrs, method=method)
     try:
         with urllib.request.urlopen(req, timeout=timeout, context=context) as r:
-            return Response(r.status, {k.lower(): v for k, v in r.headers.items()}, r.read())
+            return Response(r.status, {k.lower(): v for k, v in r.headers.items()}, r.read(), url)
     except urllib.error.HTTPError as e:
-        return Response(e.code, {k.lower(): v for k, v in e.headers.items()}, e.read())
+        return Response(e.code, {k.lower(): v for k, v in e.headers.items()}, e.read(), url)
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 10,
@@ -401,3 +409,8 @@ def http_text(url: str, timeout: float = 10) -> tuple[int, str]:
     """GET `url`; returns (HTTP status, body as text), for error statuses too."""
     r = http_get(url, timeout=timeout)
     return r.status, r.text()
+
+
+def get_json(url: str, headers: dict[str, str] | None = None, timeout: float = 10) -> Any:
+    """GET `url` and parse its JSON body; a status other than 2xx fails the test (AssertionError)."""
+    return http_get(url, headers=headers, timeout=timeout).ok().json()

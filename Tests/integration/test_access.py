@@ -20,7 +20,7 @@ import pytest
 from websockets.sync.client import connect as sync_connect
 
 from hostile_support import RawWS, Watcher, healthz, http_upgrade
-from support import launch, liveactivity_bin
+from support import http_get, launch, liveactivity_bin
 
 CONTROLLER = "controller-" + "c" * 24
 VIEWER = "viewer-" + "v" * 24
@@ -43,12 +43,7 @@ def ask(ws: RawWS, msg: dict, rid: str) -> dict:
 
 
 def http_status(url: str, headers: dict[str, str] | None = None, context: ssl.SSLContext | None = None) -> int:
-    req = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=5, context=context) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+    return http_get(url, headers=headers, timeout=5, context=context).status
 
 
 # ---------------------------------------------------------------------------------------------------

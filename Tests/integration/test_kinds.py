@@ -16,13 +16,11 @@ import json
 import re
 import shutil
 import subprocess
-import urllib.error
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from support import iso_ms0 as iso
-from support import liveactivity_bin
+from support import http_text, liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,11 +28,7 @@ PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded", "small"]
 
 
 def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+    return http_text(url, timeout=5)
 
 
 def visible_text(document: str) -> str:

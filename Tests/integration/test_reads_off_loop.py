@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import urllib.request
 
+from support import http_request
 from wsclient import connect, recv_json, run, send_json
 
 from test_durability import FAST, data_args, read_resume, start_req
@@ -48,11 +48,8 @@ async def fill_log(ws, activity_id: str, count: int) -> int:
 
 
 def http_get(url: str, timeout: float = 30) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:  # type: ignore[attr-defined]
-        return e.code, e.read()
+    r = http_request("GET", url, timeout=timeout)
+    return r.status, r.body
 
 
 def test_a_watcher_is_served_while_others_read_the_whole_log(start_server, tmp_path):
