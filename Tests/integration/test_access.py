@@ -2,7 +2,7 @@
 
 Handshakes whose HTTP status matters are sent by hand (hostile_support.http_upgrade); protocol traffic uses
 hostile_support.RawWS or `websockets`. Servers that conftest's fixture cannot start (TLS prints an https URL,
---host 0.0.0.0 prints another address or refuses to start) are run with hostile_support.launch.
+--host 0.0.0.0 prints another address or refuses to start) are run with support.launch.
 """
 from __future__ import annotations
 
