@@ -1,7 +1,15 @@
 """The one helper module of the integration tests: starting and stopping the server, dates, HTTP, WebSocket.
 
-Every test file takes these from here (conftest.py's fixtures delegate to it), so there is one way to run the
-server and one way to write a date. What lives where:
+Test files take these from here, and conftest.py's `server` / `start_server` fixtures build this module's
+`Server`, so there is one way to run and stop the server, one way to write a date and one way to make an HTTP
+request. It is a module of its own rather than conftest.py because conftest.py is pytest's plugin file (its
+fixtures are found by pytest, not imported; importing it as a module ties helpers to pytest's loading of it),
+and rather than hostile_support.py because most tests are not hostile. The topical modules stay for their
+topics and take their dates and server start-up from here: protocol_checks.py (message shapes; re-exports
+`iso`, `now`), push_helpers.py (APNs payloads; re-exports `iso_ms`), hostile_support.py (hand-built frames;
+re-exports `launch`), apns_support.py (the APNs port), schema_check.py (JSON Schemas).
+
+What lives where:
 
 Server (the real `liveactivity` binary)
 - `liveactivity_bin()`, `free_port()`, `REPO_ROOT`, `ARTIFACTS`, `DEFAULT_PUBLIC`, `LISTENING_RE`.
