@@ -249,6 +249,14 @@ class Launched:
         self.host: str | None = None
         self.exit_code: int | None = None
 
+    @property
+    def stdout_lines(self) -> list[str]:  # the names `Server` uses, so helpers take either
+        return self.stdout
+
+    @property
+    def stderr_lines(self) -> list[str]:
+        return self.stderr
+
     def _drain(self, stream, sink: list[str]) -> None:
         for line in stream:
             sink.append(line.rstrip("\n"))
