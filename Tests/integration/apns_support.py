@@ -24,7 +24,7 @@ import httpx
 import jwt
 from websockets.sync.client import connect as ws_connect
 
-from hostile_support import Launched, launch
+from support import Launched, launch
 
 KID, TEAM = "ABC123DEFG", "TEAM123456"
 BUNDLE = "com.example.liveactivity"

@@ -6,8 +6,8 @@
 - `http_upgrade(...)`: one handshake, returning the HTTP status and headers (for 401/403/404/503 checks).
 - `Watcher`: a client on its own thread that stays connected through a test and records every tick and
   event with its arrival time, so a test can assert that hostile input disturbed nobody else.
-- `launch(...)`: runs `liveactivity serve` for cases the shared `start_server` fixture cannot (TLS prints
-  an https URL; a refused start-up prints none). Logs go to Tests/artifacts/server-logs/ like conftest's.
+- `launch(...)` (servers the `start_server` fixture cannot start: TLS, refused start-ups) lives in support.py,
+  the tests' one helper module; it is re-exported here for older imports.
 - `vm_rss_kib(pid)`: the resident set size from /proc.
 """
 from __future__ import annotations
@@ -21,16 +21,14 @@ import select
 import socket
 import ssl
 import struct
-import subprocess
 import threading
 import time
 import zlib
-from pathlib import Path
 from typing import Any
 
 from websockets.sync.client import connect as sync_connect
 
-from conftest import ARTIFACTS, DEFAULT_PUBLIC, liveactivity_bin
+from support import Launched, launch  # noqa: F401  (re-exported)
 
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
@@ -442,75 +440,6 @@ class Watcher:
         except Exception:  # noqa: BLE001
             pass
         self._thread.join(3)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Running the server outside conftest's fixture
-# ---------------------------------------------------------------------------------------------------
-class Launched:
-    """`liveactivity serve` started by `launch`; `url` is the first stdout line's URL (http or https)."""
-
-    def __init__(self, args: list[str], cwd: Path, log_name: str, env: dict[str, str] | None):
-        full_env = dict(os.environ)
-        full_env.setdefault("SWIFT_BACKTRACE", "enable=no,interactive=no")
-        full_env.update(env or {})
-        self.args = args
-        self.log_name = log_name
-        self.proc = subprocess.Popen(args, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.stdout: list[str] = []
-        self.stderr: list[str] = []
-        self._first = threading.Event()
-        self._threads = [threading.Thread(target=self._drain, args=(self.proc.stdout, self.stdout), daemon=True),
-                         threading.Thread(target=self._drain, args=(self.proc.stderr, self.stderr), daemon=True)]
-        for t in self._threads:
-            t.start()
-        self.url: str | None = None
-        self.port: int | None = None
-
-    def _drain(self, stream, sink: list[str]) -> None:
-        for line in stream:
-            sink.append(line.rstrip("\n"))
-            if sink is self.stdout:
-                self._first.set()
-        self._first.set()
-
-    def wait_listening(self, timeout: float = 20) -> "Launched":
-        self._first.wait(timeout)
-        line = self.stdout[0] if self.stdout else ""
-        m = re.match(r"^Listening on (https?)://([^/]+):(\d+)/$", line)
-        if not m:
-            self.stop()
-            raise AssertionError(f"server did not start: first line {line!r}\n" + self.output())
-        self.url = f"{m.group(1)}://127.0.0.1:{m.group(3)}"
-        self.port = int(m.group(3))
-        return self
-
-    def output(self) -> str:
-        return "--- stdout ---\n" + "\n".join(self.stdout) + "\n--- stderr ---\n" + "\n".join(self.stderr)
-
-    def stop(self, timeout: float = 5) -> int:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            code = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait(5)
-        for t in self._threads:
-            t.join(2)
-        path = ARTIFACTS / "server-logs" / f"{self.log_name}.log"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(" ".join(self.args) + f"\nexit status: {code}\n" + self.output() + "\n")
-        except OSError:
-            pass
-        return code
-
-
-def launch(*extra: str, cwd: Path, log_name: str, env: dict[str, str] | None = None, port: str = "0") -> Launched:
-    args = [str(liveactivity_bin()), "serve", "--port", port, "--public", str(DEFAULT_PUBLIC.resolve()), *extra]
-    return Launched(args, cwd, log_name, env)
 
 
 def vm_rss_kib(pid: int) -> int:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 import re
 from typing import Any
 
+from support import iso, now  # noqa: F401  (the tests' one date helper; re-exported for older imports)
 from wsclient import collect_non_ticks, recv_non_tick, request, send_json
 
 UTC = timezone.utc
@@ -25,21 +26,6 @@ MS = timedelta(milliseconds=1)
 # ---------------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------------
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-def iso(dt: datetime, offset: timezone = UTC, millis: bool = True) -> str:
-    """ISO-8601 as a client may write it (any offset, with or without milliseconds)."""
-    d = dt.astimezone(offset)
-    s = d.strftime("%Y-%m-%dT%H:%M:%S")
-    if millis:
-        s += f".{d.microsecond // 1000:03d}"
-    if offset == UTC:
-        return s + "Z"
-    return s + d.strftime("%z")[:3] + ":" + d.strftime("%z")[3:]
-
-
 def out_date(value: Any, what: str = "date") -> datetime:
     """Parse a date written by the server, which must be UTC with exactly milliseconds."""
     assert isinstance(value, str) and OUT_DATE_RE.match(value), \

@@ -14,6 +14,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from support import iso_ms  # noqa: F401  (the tests' one date helper; re-exported for older imports)
+
 REFERENCE_EPOCH = 978_307_200  # 2001-01-01T00:00:00Z in Unix seconds
 UTC = timezone.utc
 
@@ -25,12 +27,6 @@ def ref_seconds(dt: datetime) -> float:
 
 def from_ref_seconds(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds + REFERENCE_EPOCH, UTC)
-
-
-def iso_ms(dt: datetime) -> str:
-    """ISO-8601 as the server writes it: UTC, milliseconds."""
-    dt = dt.astimezone(UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
 def push_to_start_token(server, timeout: float = 5.0) -> str:

@@ -2,12 +2,11 @@
 
 Handshakes whose HTTP status matters are sent by hand (hostile_support.http_upgrade); protocol traffic uses
 hostile_support.RawWS or `websockets`. Servers that conftest's fixture cannot start (TLS prints an https URL,
---host 0.0.0.0 prints another address or refuses to start) are run with hostile_support.launch.
+--host 0.0.0.0 prints another address or refuses to start) are run with support.launch.
 """
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import socket
 import ssl
@@ -20,8 +19,8 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect as sync_connect
 
-from hostile_support import RawWS, Watcher, healthz, http_upgrade, launch
-from conftest import DEFAULT_PUBLIC, liveactivity_bin
+from hostile_support import RawWS, Watcher, healthz, http_upgrade
+from support import http_get, launch, liveactivity_bin
 
 CONTROLLER = "controller-" + "c" * 24
 VIEWER = "viewer-" + "v" * 24
@@ -44,12 +43,7 @@ def ask(ws: RawWS, msg: dict, rid: str) -> dict:
 
 
 def http_status(url: str, headers: dict[str, str] | None = None, context: ssl.SSLContext | None = None) -> int:
-    req = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=5, context=context) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
+    return http_get(url, headers=headers, timeout=5, context=context).status
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -378,17 +372,12 @@ def test_the_listening_socket_binds_only_the_host_asked_for(tmp_path, host, expe
             socket.create_server(("::1", 0), family=socket.AF_INET6).close()
         except OSError:
             pytest.skip("this machine has no IPv6 loopback")
-    proc = subprocess.Popen([str(liveactivity_bin()), "serve", "--port", "0", "--memory", "--public", str(DEFAULT_PUBLIC),
-                             *(["--host", host] if host else [])],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    srv = launch("--memory", *(["--host", host] if host else []), cwd=tmp_path,
+                 log_name=f"test_access-host-{host}").wait_listening()
     try:
-        line = proc.stdout.readline()
-        match = re.match(r"Listening on http://(\S+):(\d+)/$", line.strip())
-        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
-        assert _listening_addresses(int(match.group(2))) == expected
+        assert _listening_addresses(srv.port) == expected
     finally:
-        proc.terminate()
-        assert proc.wait(10) == 0
+        assert srv.stop(10) == 0
 
 
 @pytest.mark.parametrize("host", ["999.1.1.1", "not-a-host", "example.org"])
@@ -402,10 +391,9 @@ def test_a_host_that_is_no_address_is_a_clear_error(host):
 def test_a_closed_stderr_does_not_stop_the_server(tmp_path):
     """`serve … 2>&1 | head -1`: once the reader of its log has gone, each log line fails with EPIPE. That
     crashed the server (a trap in FileHandle.write); the lines must be dropped and the server carry on."""
-    proc = subprocess.Popen([str(liveactivity_bin()), "serve", "--port", "0", "--memory", "--public", str(DEFAULT_PUBLIC)],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    srv = launch("--memory", cwd=tmp_path, log_name="test_access-closed-stderr", drain=False).wait_listening()
+    proc, port = srv.proc, srv.port
     try:
-        port = int(re.match(r"Listening on http://127\.0\.0\.1:(\d+)/$", proc.stdout.readline().strip()).group(1))
         proc.stderr.close()  # the log's reader is gone
         for k in range(3):   # each start logs an event line
             out = subprocess.run([str(liveactivity_bin()), "start", "yoga", "--duration", "5m",
@@ -415,8 +403,7 @@ def test_a_closed_stderr_does_not_stop_the_server(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
             assert r.status == 200
     finally:
-        proc.terminate()
-        assert proc.wait(10) == 0
+        assert srv.stop(10) == 0
 
 
 def test_the_script_client_talks_to_a_tls_server(tmp_path, self_signed):

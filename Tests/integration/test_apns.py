@@ -23,8 +23,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hostile_support import read_http_head
-from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
+from push_helpers import http_push, push_to_start_token, ref_seconds
 from schema_check import checked, validate_apns, validate_server
+from support import http_get, iso_ms
 from wsclient import connect, recv_json, run, send_json
 
 UTC = timezone.utc
@@ -250,9 +251,7 @@ def test_push_lifecycle_matches_native_messages(server, transport):
 
 
 def _get(url: str) -> bytes:
-    import urllib.request
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return r.read()
+    return http_get(url, timeout=5).ok().body
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -415,10 +414,7 @@ def test_http_push_with_the_controller_token_applies(start_server):
 
 
 def _get_auth(url: str, token: str) -> bytes:
-    import urllib.request
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(req, timeout=5) as r:
-        return r.read()
+    return http_get(url, headers={"Authorization": f"Bearer {token}"}, timeout=5).ok().body
 
 
 def test_keep_alive_pushes_on_one_connection_leave_the_server_serving(server):

@@ -21,7 +21,7 @@ from hyperframe.frame import Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, S
 
 from apns_support import (BUNDLE, KID, TEAM, TOPIC, H2, Watcher, h1_request, make_auth_key, new_id, provider_token,
                           start_apns, start_payload, update_payload)
-from conftest import liveactivity_bin
+from support import liveactivity_bin
 from hostile_support import healthz
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import base64
 import time
 import json
-import urllib.request
 
 import pytest
 
 from apns_support import BUNDLE, H2, Watcher, h1_request, new_id, start_apns, start_payload, update_payload
+from support import get_json
 
 CHANNELS = f"/1/apps/{BUNDLE}/channels"
 BROADCAST = f"/4/broadcasts/apps/{BUNDLE}"
@@ -44,8 +44,7 @@ def _broadcast(send, channel: str | None, payload, **headers):
 
 
 def _get(server, path: str):
-    with urllib.request.urlopen(server.url + path, timeout=5) as r:
-        return json.loads(r.read())
+    return get_json(server.url + path, timeout=5)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import serve
 
-from conftest import free_port, liveactivity_bin
+from support import free_port, liveactivity_bin
 from wsclient import connect, recv_json, recv_until, run
 
 UUID_RE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")

@@ -31,8 +31,6 @@ import shutil
 import signal
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -40,8 +38,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import free_port, http_json
-from protocol_checks import iso, now
+from support import free_port, http_json, http_text, iso, now
 from wsclient import connect, run
 
 FAST = ("--rate", "100000", "--burst", "100000")
@@ -236,14 +233,6 @@ def balancer(tmp_path: Path):
 # ---------------------------------------------------------------------------------------------------
 # clients
 # ---------------------------------------------------------------------------------------------------
-def http_text(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def strip(msg: dict) -> dict:
     """A message without what legitimately differs between instances (`serverTime`, `requestId`)."""
     return {k: v for k, v in msg.items() if k not in ("serverTime", "requestId")}

@@ -22,6 +22,7 @@ from selenium.webdriver.common.keys import Keys
 
 from test_declared_kinds import ATTRIBUTES_SWIFT
 from test_page import assert_clean_console, browser, open_dashboard, wait_for  # noqa: F401 (browser: a fixture)
+from support import iso_s as iso
 from test_render_parity import CANON
 from wsclient import connect, recv_until, request, run
 
@@ -109,10 +110,6 @@ def write_kind(root: Path) -> Path:
     for presentation, text in TEMPLATES.items():
         (folder / f"{presentation}.html").write_text(text)
     return folder.parent
-
-
-def iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def state(heart: int, phase: str, **extra) -> dict:

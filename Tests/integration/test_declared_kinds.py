@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import liveactivity_bin
-from push_helpers import http_push, iso_ms, push_to_start_token, ref_seconds
+from push_helpers import http_push, push_to_start_token, ref_seconds
+from support import get_json, iso_ms, liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 ATTRIBUTES_SWIFT = """\
@@ -79,12 +79,6 @@ def write_kinds(root: Path) -> Path:
 def declared(start_server, tmp_path):
     kinds = write_kinds(tmp_path)
     return start_server("--kinds", str(kinds)), kinds
-
-
-def get_json(url: str) -> dict:
-    import urllib.request
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
 
 
 def state(now: datetime, heart: int = 140, phase: str = "work", **extra) -> dict:

@@ -6,23 +6,17 @@ they reach the sender, the store and the schema endpoint. The folder has no kind
 """
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from push_helpers import http_push, push_to_start_token
+from support import get_json
 
 REPO = Path(__file__).resolve().parents[2]
 SHAPES = REPO / "Tests" / "fixtures" / "decoder-differential" / "EveryShape.swift"
 ORDER_ID = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-
-
-def get_json(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ import pytest
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
 from hostile_support import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT, RawWS, inflate_strictly
-from conftest import liveactivity_bin
+from support import liveactivity_bin
 from test_broadcast import finished_content
 from wsclient import connect, recv_json, recv_until, request, run, send_json
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from conftest import free_port
+from support import free_port
 from push_helpers import http_push, push_to_start_token
 from schema_check import checked
 from wsclient import connect, recv_json, recv_until, run, send_json
@@ -313,7 +313,7 @@ def test_unit_has_the_hardening():
 
 def _unit_for_this_checkout(tmp_path: Path) -> Path:
     """The unit with ExecStart pointing at the built binary (verify checks that it exists)."""
-    from conftest import liveactivity_bin
+    from support import liveactivity_bin
     text = UNIT.read_text().replace("/usr/local/bin/liveactivity", str(liveactivity_bin()))
     path = tmp_path / "liveactivity.service"
     path.write_text(text)
@@ -357,7 +357,7 @@ def test_unit_command_line_and_environment_file_run_the_server(start_server, tmp
         if line and not line.startswith("#"):
             k, v = line.split("=", 1)
             env[k] = v
-    from conftest import liveactivity_bin
+    from support import liveactivity_bin
     help_text = subprocess.run([str(liveactivity_bin()), "serve", "--help"], capture_output=True, text=True).stdout
     for key in env:
         assert key in help_text or key == "LIVEACTIVITY_PUBLIC_ORIGIN", f"{key} is not a variable the server reads"
@@ -412,7 +412,7 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
     providers = re.findall(r'\.apt\(\[([^\]]*)\]\)', (REPO_ROOT / "Package.swift").read_text())
     assert providers, "no apt providers found in Package.swift"
     # the runtime library script finds a Debian package for every library this binary links
-    from conftest import liveactivity_bin
+    from support import liveactivity_bin
     if shutil.which("objdump") is None or shutil.which("dpkg") is None:
         pytest.skip("objdump/dpkg not available")
     out = subprocess.run(["sh", str(DEPLOY / "runtime-packages.sh"), str(liveactivity_bin())], capture_output=True,

@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from conftest import http_json, liveactivity_bin
-from protocol_checks import OUT_DATE_RE, check_error, check_snapshot, iso, now, out_date
+from protocol_checks import OUT_DATE_RE, check_error, check_snapshot, out_date
+from support import http_json, iso, liveactivity_bin, now
 from wsclient import (connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
                       run, send_json)
 

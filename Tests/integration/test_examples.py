@@ -6,18 +6,17 @@ $LIVEACTIVITY_CONTROLLER_TOKEN; an observer connection (schema-checked) sees wha
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from schema_check import checked
+from support import get_json as support_get_json
 from wsclient import connect, recv_json, run
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -26,9 +25,7 @@ TOKEN = "example-controller-token"
 
 
 def get_json(url: str) -> dict:
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
-    with urllib.request.urlopen(req, timeout=5) as r:
-        return json.loads(r.read())
+    return support_get_json(url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=5)
 
 
 async def observe_while(server, command: list[str], env: dict[str, str], timeout: float = 60) -> tuple[subprocess.CompletedProcess, list[dict]]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from support import iso
 from test_page import (  # noqa: F401  (browser is a fixture)
     assert_clean_console, browser, lock_screens, open_dashboard, screenshot, start_workout, wait_for,
 )
@@ -28,10 +29,6 @@ UTC = timezone.utc
 
 
 # -- helpers --------------------------------------------------------------------------------------
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
-
 
 def api_history(url: str, limit: int = 500) -> list[dict]:
     with urllib.request.urlopen(f"{url}/api/history?limit={limit}", timeout=5) as r:

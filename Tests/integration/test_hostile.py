@@ -22,15 +22,12 @@ from typing import Any
 
 import pytest
 
-from conftest import ARTIFACTS as ARTIFACT_DIR
 from hostile_support import (OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG, OP_TEXT, Closed, RawWS, Watcher,
                              deflate_message, healthz, vm_rss_kib)
+from support import ARTIFACTS as ARTIFACT_DIR
+from support import iso_s as iso
 
 TICK_GAP = 1.8  # seconds: ticks come each whole second; allow scheduling jitter on a busy 2-core CI box
-
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Arena:

@@ -20,7 +20,6 @@ import io
 import os
 import threading
 import time
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +29,8 @@ import pytest
 PIL = pytest.importorskip("PIL")
 from PIL import Image  # noqa: E402
 
+from support import http_request  # noqa: E402
+from support import iso_ms0 as iso  # noqa: E402
 from wsclient import connect, recv_until, request, run, send_json  # noqa: E402
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 200, 0), (0, 0, 255)
@@ -172,10 +173,6 @@ def images():
 
 # -- helpers ----------------------------------------------------------------------------------------
 
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
-
 def key_of(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()
 
@@ -190,11 +187,8 @@ def emoji_start(rid: str, image: str | None, name: str = "Run", emoji: str = "ğŸ
 
 
 def http_get(url: str) -> tuple[int, dict[str, str], bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+    r = http_request("GET", url, timeout=5)
+    return r.status, r.headers, r.body
 
 
 async def start_all(ws, urls: dict[str, str | None], seen: list[dict] | None = None) -> dict[str, str]:

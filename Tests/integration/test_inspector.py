@@ -11,33 +11,26 @@ import asyncio
 import json
 import re
 import time
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
 
 import pytest
 
 from push_helpers import REFERENCE_EPOCH, http_push, push_to_start_token
 from schema_check import checked, validate_server
+from support import http_get
 from wsclient import connect, recv_json, recv_until, run, send_json
 
 UTC = timezone.utc
 
 
 def get_json(url: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"{}")
+    r = http_get(url, timeout=5)
+    return r.status, json.loads(r.body or b"{}")
 
 
 def get_text(url: str) -> tuple[int, str, dict]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.read().decode(), {k.lower(): v for k, v in r.getheaders()}
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(), {k.lower(): v for k, v in e.headers.items()}
+    r = http_get(url, timeout=5)
+    return r.status, r.text(), r.headers
 
 
 def timer(start: float, seconds: float) -> dict:

@@ -16,12 +16,11 @@ import json
 import re
 import shutil
 import subprocess
-import urllib.error
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from conftest import liveactivity_bin
+from support import iso_ms0 as iso
+from support import http_text, liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,20 +28,12 @@ PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded", "small"]
 
 
 def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+    return http_text(url, timeout=5)
 
 
 def visible_text(document: str) -> str:
     body = re.sub(r"(?is)<(style|script)\b.*?</\1>", " ", document)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"(?s)<[^>]+>", " ", body))).strip()
-
-
-def iso(dt: datetime) -> str:
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def start_emoji(server, name: str = "Morning run", emoji: str = "🏃") -> str:

@@ -5,16 +5,14 @@ restarts, and binary frames. Real server, real `websockets` client.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
 
 import pytest
 
-from protocol_checks import (check_error, check_event, check_snapshot, is_int, iso, list_snapshot, near, now,
+from protocol_checks import (check_error, check_event, check_snapshot, is_int, list_snapshot, near,
                              out_date, start_activity, timer)
+from support import http_get, iso, now
 from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, recv_non_tick, recv_until, request,
                       run, send_json, two_clients)
 
@@ -46,11 +44,8 @@ async def ticks_for(ws, aid: str, count: int, timeout: float = 4.0) -> list[dict
 
 
 def http_json(url: str) -> tuple[int, str, object]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.headers.get("Content-Type", ""), json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers.get("Content-Type", ""), json.loads(e.read() or b"null")
+    r = http_get(url, timeout=5)
+    return r.status, r.headers.get("content-type", ""), r.json()
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
-import subprocess
 import urllib.request
 
-from conftest import DEFAULT_PUBLIC, LISTENING_RE, http_json, liveactivity_bin
+from support import http_json, launch
 from wsclient import connect, recv_json, request, run, send_json
 
 # One event line is ~170 bytes: 6000 of them are ~1 MB, more than the writer's 4096-line queue plus a pipe.
@@ -24,18 +22,14 @@ BATCH = 200
 
 
 def test_unread_stdout_and_stderr_drop_log_lines_and_the_server_keeps_serving(tmp_path):
-    proc = subprocess.Popen(
-        [str(liveactivity_bin()), "serve", "--port", "0", "--public", str(DEFAULT_PUBLIC), "--memory", "--verbose",
-         "--rate", "100000", "--burst", "100000"],
-        cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=dict(os.environ, SWIFT_BACKTRACE="enable=no,interactive=no"), bufsize=0,
-    )
+    # drain=False: the first stdout line is the only read of either pipe
+    srv = launch("--memory", "--verbose", "--rate", "100000", "--burst", "100000", cwd=tmp_path,
+                 log_name="test_log_backpressure", env={"SWIFT_BACKTRACE": "enable=no,interactive=no"},
+                 drain=False).wait_listening()
+    proc = srv.proc
     try:
-        first = proc.stdout.readline().decode().rstrip("\n")  # the only read of either pipe
-        match = LISTENING_RE.match(first)
-        assert match, f"first stdout line: {first!r}"
-        base = f"http://127.0.0.1:{match.group(1)}"
-        ws_url = f"ws://127.0.0.1:{match.group(1)}/ws"
+        base = srv.url
+        ws_url = f"ws://127.0.0.1:{srv.port}/ws"
 
         async def flood():
             async with connect(ws_url) as ws:

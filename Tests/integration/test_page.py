@@ -358,7 +358,7 @@ def test_stale_paused_and_ended_states(server, browser):
             await recv_until(ws, lambda m: m.get("type") == "snapshot")
             ids = {}
             now = time.time()
-            iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + "Z"  # noqa: E731
+            from support import iso_s as iso
             starts = {
                 "stale": {"attributes": {"workout": "jogging"}, "relevanceScore": 10,
                           "content": {"state": {"workoutTimer": {"start": iso(now - 5), "end": iso(now + 300)}},

@@ -23,6 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 
+from support import iso_s as iso
 from test_page import (  # noqa: F401  (browser is a fixture)
     TcpProxy, assert_clean_console, browser, css, island_visible, lock_screens, open_dashboard, screenshot,
     severe_console_entries, start_workout, status_state, wait_for, wait_settled,
@@ -110,10 +111,6 @@ class RecordingProxy(TcpProxy):
         line = data.split(b"\r\n", 1)[0].decode("latin-1")
         with self._lock:
             self.request_lines.append(line)
-
-
-def iso(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + "Z"
 
 
 # -- issue 9: pause / resume / extend ----------------------------------------------------------------

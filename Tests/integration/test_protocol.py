@@ -27,7 +27,8 @@ from wsclient import (collect_non_ticks, connect, expect_silence, recv_json, rec
 
 from hostile_support import read_until_closed
 from protocol_checks import (FOUR_HOURS, UTC, check_activity, check_error, check_event, check_snapshot, is_int,
-                             iso, list_snapshot, near, now, out_date, start_activity, start_msg, timer)
+                             list_snapshot, near, out_date, start_activity, start_msg, timer)
+from support import http_request, iso, now
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -765,11 +766,8 @@ CONTENT_TYPES = {
 
 
 def http_get(url: str) -> tuple[int, str, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.headers.get("Content-Type", ""), r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers.get("Content-Type", ""), e.read()
+    r = http_request("GET", url, timeout=5)
+    return r.status, r.headers.get("content-type", ""), r.body
 
 
 def raw_get(port: int, path: str) -> tuple[int, bytes]:

@@ -15,8 +15,8 @@ import asyncio
 import multiprocessing
 import os
 import time
-import urllib.request
 
+from support import http_request
 from wsclient import connect, recv_json, run, send_json
 
 from test_durability import FAST, data_args, read_resume, start_req
@@ -50,11 +50,8 @@ async def fill_log(ws, activity_id: str, count: int) -> int:
 
 
 def http_get(url: str, timeout: float = 30) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:  # type: ignore[attr-defined]
-        return e.code, e.read()
+    r = http_request("GET", url, timeout=timeout)
+    return r.status, r.body
 
 
 def read_over_and_over(url: str, ws_url: str, big: str, last: int, stop, results) -> None:

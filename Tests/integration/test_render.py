@@ -34,6 +34,7 @@ from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
+from support import http_get  # noqa: E402
 from wsclient import connect, recv_until, run, send_json  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,12 +99,8 @@ def browser_without_scripts():
 # -- helpers --------------------------------------------------------------------------------------
 
 def get(url: str, token: str | None = None) -> tuple[int, dict[str, str], str]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read().decode()
+    r = http_get(url, headers={"Authorization": f"Bearer {token}"} if token else {}, timeout=5)
+    return r.status, r.headers, r.text()
 
 
 def visible_text(document: str) -> str:
@@ -374,7 +371,7 @@ def test_history_panel_has_no_serious_accessibility_violations(server, browser, 
     """Issue 19, item 4: the History panel with entries (table, chart and its table), and an emoji activity."""
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
     now = datetime.now(timezone.utc)
-    iso_ms = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.000Z")  # noqa: E731
+    from support import iso_ms0 as iso_ms
     run(start_activities(server.ws_url, {
         "stopped": {"attributes": {"workout": "yoga"}, "durationSeconds": 600, "then": [("end", {})]},
         "gone": {"attributes": {"workout": "jogging"}, "durationSeconds": 300,

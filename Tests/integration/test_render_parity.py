@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from support import iso_s as _iso
 from test_render import DAY, browser, start_activities, timer  # noqa: F401 (browser: the Chromium fixture)
 from wsclient import run
 
@@ -62,10 +63,6 @@ const done = arguments[arguments.length - 1];
   return out;
 })().then(done, (error) => done({ error: String(error && error.stack || error) }));
 """
-
-
-def _iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_server_and_page_render_every_template_alike(server, browser):

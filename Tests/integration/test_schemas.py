@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -20,20 +19,13 @@ from jsonschema import Draft202012Validator
 from schema_check import (CLIENT_TYPES, SCHEMA_DIR, SERVER_TYPES, checked, client_errors, errors, schema_names,
                           validate, validate_apns, validate_client, validate_server)
 from push_helpers import push_to_start_token
+from support import http_get, iso, now
 from wsclient import connect, recv_json, recv_until, request, run, send_json
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ASYNCAPI = REPO_ROOT / "docs" / "asyncapi.yaml"
 UTC = timezone.utc
 REFERENCE_EPOCH = 978_307_200  # 2001-01-01T00:00:00Z in Unix seconds (Swift's Date reference)
-
-
-def iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def content(seconds: float = 60, relevance: float = 0, start: datetime | None = None) -> dict:
@@ -44,11 +36,8 @@ def content(seconds: float = 60, relevance: float = 0, start: datetime | None = 
 
 
 def get_json(url: str) -> tuple[int, dict]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+    r = http_get(url, timeout=5)
+    return r.status, json.loads(r.body)
 
 
 async def reply(ws, rid, types=("ack", "error", "snapshot", "hello", "history", "pushResult", "caughtUp"), timeout=3.0):

@@ -77,8 +77,7 @@ def test_sharing_list_names_activities_by_what_they_show_and_says_when_they_ende
 
     from wsclient import connect, recv_until, request, run
 
-    def iso(dt: datetime) -> str:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    from support import iso_ms0 as iso
 
     async def setup() -> dict[str, str]:
         now = datetime.now(timezone.utc)
