@@ -6,15 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from support import iso_ms as iso
 from wsclient import connect, recv_until, request
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_KINDS = REPO / "Tests" / "fixtures" / "kinds"
 PRESENTATIONS = ["lock-screen", "compact", "minimal", "expanded", "small"]
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def payloads(now: datetime) -> dict[str, dict]:
