@@ -958,3 +958,26 @@ def test_a_dismissed_activitys_token_stays_unregistered_after_a_restart(start_se
     assert after.json["timestamp"] == before.json["timestamp"], (after.json, before.json)
     never = http_push(again.url, "0" * 64, payload)
     assert never.status == 400 and never.json["reason"] == "BadDeviceToken", (never.status, never.body)
+
+
+def test_a_since_that_is_not_a_sequence_number_refuses_the_handshake(start_server, tmp_path):
+    """`/ws?since=` that is not a whole number from 0 to 2^64 − 1 (negative, text, empty, a float, too large) is
+    refused with 400 naming `since`, as `catchUp` refuses the same values; it used to be read as no `since` (a
+    full snapshot, the client never told). `since=0` still resumes."""
+    from websockets.exceptions import InvalidStatus
+
+    srv = start_server(*data_args(tmp_path / "data", *FAST))
+
+    async def body():
+        for bad in ("-3", "abc", "", "1e3", "1.5", "99999999999999999999999"):
+            try:
+                async with connect(f"{srv.ws_url}?since={urllib.parse.quote(bad)}"):
+                    raise AssertionError(f"since={bad!r} was accepted")
+            except InvalidStatus as refused:
+                assert refused.response.status_code == 400, (bad, refused.response.status_code)
+                text = refused.response.body.decode()
+                assert "since: expected a whole number" in text and "400" in text, (bad, text)
+        async with connect(f"{srv.ws_url}?since=0") as ws:
+            got, caught = await read_resume(ws)
+            assert caught["type"] == "caughtUp", caught
+    run(body())

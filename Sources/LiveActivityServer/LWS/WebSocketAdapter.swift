@@ -322,11 +322,12 @@ extension LiveActivityServer {
 
     /// Reads the handshake's values once.
     private func upgradeRequest(_ wsi: OpaquePointer) -> UpgradeRequest {
-        UpgradeRequest(path: header(wsi, WSI_TOKEN_GET_URI) ?? "", origin: header(wsi, WSI_TOKEN_ORIGIN),
+        let since = UpgradeRequest.since(queryArgument(wsi, "since"))
+        return UpgradeRequest(path: header(wsi, WSI_TOKEN_GET_URI) ?? "", origin: header(wsi, WSI_TOKEN_ORIGIN),
                        host: header(wsi, WSI_TOKEN_HOST),
                        token: HTTPRequest.bearer(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION)) ?? queryArgument(wsi, "token"),
-                       shareToken: queryArgument(wsi, "share"), since: queryArgument(wsi, "since").flatMap(UInt64.init),
-                       log: queryArgument(wsi, "log"))
+                       shareToken: queryArgument(wsi, "share"), since: since.value, log: queryArgument(wsi, "log"),
+                       sinceText: since.text)
     }
 
     /// Answers a refused handshake with a complete HTTP/1.1 response, its status line from ``HTTPStatus``

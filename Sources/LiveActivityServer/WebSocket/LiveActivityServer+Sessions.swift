@@ -10,7 +10,7 @@ extension LiveActivityServer {
 
     /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
     struct UpgradeRefusal: Error, Equatable {
-        /// 401, 403, 404, 410 or 503.
+        /// 400, 401, 403, 404, 410 or 503.
         let status: Int
         let reason: String
     }
@@ -21,6 +21,10 @@ extension LiveActivityServer {
         guard !shuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
         guard upgrade.path == Self.webSocketPath else {
             return UpgradeRefusal(status: 404, reason: "the WebSocket endpoint is \(Self.webSocketPath)")
+        }
+        if let text = upgrade.sinceText, upgrade.since == nil {
+            return UpgradeRefusal(status: 400, reason: "since: expected a whole number from 0 to 18446744073709551615 "
+                                  + "(the last sequence seen), got \"\(text.prefix(40))\"")
         }
         if let token = upgrade.shareToken {
             guard let share = share(forToken: token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
