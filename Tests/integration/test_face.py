@@ -264,3 +264,20 @@ def test_an_ended_card_shows_the_system_action_in_the_kinds_colour(srv, browser)
     assert "error" not in result, result.get("error")
     both = result["pizza/lock-screen"]
     assert both["server"] == both["page"] and "Clear" in both["page"], both
+
+
+def test_kinds_new_takes_the_folder_names_kinds_check_takes_and_names_a_missing_file(tmp_path):
+    """`kinds new` accepts a Swift-like folder name (`DeliveryTracker`), as `kinds check` and the server do (it
+    refused capitals), and a missing `--from` file is "no such file" (it said "cannot be read as UTF-8 text").
+    Found by the new-user trial."""
+    from support import liveactivity_bin
+    cli = lambda *args: subprocess.run([str(liveactivity_bin()), "kinds", *args], capture_output=True, text=True, timeout=60)
+    source = FIXTURE_KINDS / "food-delivery" / "Attributes.swift"
+    made = cli("new", str(tmp_path / "DeliveryTracker"), "--from", str(source))
+    assert made.returncode == 0, made.stderr
+    check = cli("check", str(tmp_path))
+    assert check.returncode == 0 and "ok\t" in check.stdout, check.stdout + check.stderr
+    missing = cli("new", str(tmp_path / "other"), "--from", str(tmp_path / "nowhere.swift"))
+    assert missing.returncode == 1 and "no such file" in missing.stderr, missing.stderr
+    bad = cli("new", str(tmp_path / "no good"), "--from", str(source))
+    assert bad.returncode == 1 and "wire name" in bad.stderr, bad.stderr

@@ -18,8 +18,13 @@ public enum KindScaffold {
     /// - Throws: ``KindFolderError`` naming the file and line of what is wrong.
     public static func write(to folder: URL, from source: URL, swiftName: String? = nil) throws(KindFolderError) -> [String] {
         let name = folder.lastPathComponent
-        guard !name.isEmpty, name.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw KindFolderError(file: folder.path, line: nil, message: "the folder's name is the kind's wire name: 1…64 of a-z, 0-9, - and _")
+        // The names a kind folder may have (KindRegistry+Folder.swift): a kind name, or a Swift-like one (`DeliveryTracker`).
+        guard KindMetadata.isKindName(name) || KindMetadata.isSwiftTypeName(name) else {
+            throw KindFolderError(file: folder.path, line: nil, message: "the folder's name is the kind's wire name: "
+                                  + "1…64 of a-z, 0-9, - and _, or a Swift-like name of letters, digits and _ (DeliveryTracker)")
+        }
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw KindFolderError(file: source.path, line: nil, message: "no such file (--from names the app's Attributes.swift)")
         }
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         guard existing.filter({ !$0.hasPrefix(".") }).isEmpty else {
