@@ -134,3 +134,21 @@ def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
     wait_for("its rows", lambda: "Maya Lopez" in card.text and "in_progress" in card.text)
     assert browser.find_element(By.ID, "error").text == ""
     assert_clean_console(browser)
+
+
+def test_a_marked_activity_shows_its_reason_on_the_dashboard(srv, browser):
+    """An activity whose kind's declaration changed under it (kindProblem) shows the reason above its card, not
+    only in a tooltip, and offers no controls. Found by the new-user trial (it looked like any other card)."""
+    from datetime import datetime, timezone
+    from face_support import start_all
+    from wsclient import run
+    ids = run(start_all(srv.ws_url, datetime.now(timezone.utc)))
+    open_dashboard(browser, srv.url)
+    row = wait_for("the delivery's card", lambda: first(browser, f'.lock-item[data-activity-id="{ids["food-delivery"]}"]'))
+    declaration = srv.kinds_dir / "food-delivery" / "Attributes.swift"
+    text = declaration.read_text()
+    declaration.write_text(text.replace("public struct ContentState: Codable, Hashable {",
+                                        "public struct ContentState: Codable, Hashable {\n\t\tvar courierPhone: String", 1))
+    badge = lambda: browser.execute_script("return getComputedStyle(arguments[0], '::before').content", row)
+    wait_for("the mark above the card", lambda: "Marked: content.state.courierPhone" in (badge() or ""), timeout=15)
+    assert not [b for b in row.find_elements(By.CSS_SELECTOR, "button.control") if b.is_displayed()]
