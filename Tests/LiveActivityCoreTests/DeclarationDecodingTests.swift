@@ -132,6 +132,12 @@ struct DeclarationDecodingTests {
         #expect(state.warnings.map(\.description) == ["content-state.workoutTimer: 1 element(s) after the upper bound; the app ignores them"])
     }
 
+    @Test func anIntOutOfRangeIsRefusedInOneNotation() {
+        // The protocol form names the bounds as people read them: −2^63 … 2^63 − 1, not -9.223372036854776e+18.
+        let error = refusal(Self.workout, #"{"workout":99999999999999999999}"#, as: .attributes)
+        #expect(error?.message.contains("expected a whole number from −2^63 to 2^63 − 1 (Int)") == true, "\(String(describing: error?.message))")
+    }
+
     @Test func theEmojiKindsDates() throws {
         let decoded = try Self.emoji.decode(codable: json(#"{"startTime":\#(lower),"endTime":\#(upper),"name":"Run","image":"https://example.com/a.png"}"#),
                                             as: .attributes)

@@ -159,7 +159,7 @@ struct DeclarationConverter {
             let shown = DecodingFailure.show(value)
             let upper = bounds.upperExclusive ? "2^\(name.hasPrefix("U") ? 64 : 63) − 1" : DecodingFailure.show(.number(bounds.upper))
             throw corrupted("number \(shown) does not fit in \(name)", debug: "Parsed JSON number <\(shown)> does not fit in \(name).",
-                            protocolReason: "expected a whole number from \(DecodingFailure.show(.number(bounds.lower))) to \(upper) "
+                            protocolReason: "expected a whole number from \(bounds.lower <= -9e18 ? "−2^63" : DecodingFailure.show(.number(bounds.lower))) to \(upper) "
                                 + "(\(name)), got \(shown)", path)
         }
         return value
