@@ -28,8 +28,15 @@ enum StartActivityCommand {
     /// Reads a JSON object option.
     /// - Throws: ``UsageError`` naming the option when the text is not a JSON object.
     static func object(_ name: String, _ text: String) throws(UsageError) -> JSONValue {
-        guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
-            throw UsageError("\(name) must be a JSON object, got \"\(text.prefix(60))\"")
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(text.utf8))
+        } catch {
+            // The parser's own words say where the text stops being JSON.
+            throw UsageError("\(name) is not JSON: \(error.message)")
+        }
+        guard case .object = value else {
+            throw UsageError("\(name) must be a JSON object, got \(value.typeName) \"\(text.prefix(60))\"")
         }
         return value
     }

@@ -361,6 +361,9 @@ def test_server_limit_refusal_exits_1(server):
     (["list", "--json=yes"], ["--json"]),
     (["list", "extra"], ["extra"]),
     (["watch", "--color"], ["--color"]),
+    # Where the JSON stops being JSON (the new-user trial got only "must be a JSON object").
+    (["start", "--state", "{bad json"], ["--state is not JSON", "line 1, column 2"]),
+    (["start", "--state", "[1]"], ["--state must be a JSON object, got array"]),
 ])
 def test_usage_errors_exit_2_naming_the_option(args, names):
     # Usage errors are found before connecting: the (unused) server URL points nowhere.
