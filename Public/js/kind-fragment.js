@@ -132,7 +132,9 @@ export function defaultSummary(context, kind, activity) {
   const shown = context.activity ?? {};
   const label = kind.label ?? kind.name;
   const title = shown.title ?? label;
-  const parts = [Object.keys(kind.enums ?? {}).length ? `${title} ${String(label).toLowerCase()}` : title];
+  // "Yoga workout"; but "Ride", not "Ride ride", when the title already says what the kind is.
+  const named = String(title).toLowerCase().includes(String(label).toLowerCase());
+  const parts = [Object.keys(kind.enums ?? {}).length && !named ? `${title} ${String(label).toLowerCase()}` : title];
   const countdown = kind.countdown && context[kind.countdown]?.countdown;
   if (countdown) parts.push(shown.state === "pending" ? `${countdown} planned` : `${countdown} left`);
   else {

@@ -53,7 +53,8 @@ struct ActivityFacts {
         context = RenderContext.build(activity, kind: kind, now: now)
         workout = context["activity"]?["icon"]?.stringValue ?? kind.fallbackIcon
         name = context["activity"]?["title"]?.stringValue ?? kind.label
-        heading = kind.enums.isEmpty ? name : "\(name) \(kind.label.lowercased())"
+        // "Yoga workout"; but "Ride", not "Ride ride", when the title already says what the kind is.
+        heading = kind.enums.isEmpty || name.lowercased().contains(kind.label.lowercased()) ? name : "\(name) \(kind.label.lowercased())"
         let skipped: Set<String> = [kind.countdown ?? "", "pausedAt"]
         stateText = (activity.content.state.objectValue ?? [:]).sorted { $0.key < $1.key }
             .compactMap { key, value in skipped.contains(key) ? nil : value.stringValue }.joined(separator: " ")

@@ -281,3 +281,31 @@ def test_kinds_new_takes_the_folder_names_kinds_check_takes_and_names_a_missing_
     assert missing.returncode == 1 and "no such file" in missing.stderr, missing.stderr
     bad = cli("new", str(tmp_path / "no good"), "--from", str(source))
     assert bad.returncode == 1 and "wire name" in bad.stderr, bad.stderr
+
+
+def test_a_rendering_title_does_not_repeat_the_kinds_label(tmp_path, start_server):
+    """A kind whose kind.json lists enums (as `kinds new` writes it) and whose title is its label: the page title is
+    "Meet results · Lock Screen", not "Meet results meet results · …". From the new-user trial ("Ride ride")."""
+    import re
+    import urllib.request
+    from support import liveactivity_bin
+    from face_support import payloads
+    from wsclient import connect, recv_until, request, run
+    kinds = tmp_path / "kinds"
+    made = subprocess.run([str(liveactivity_bin()), "kinds", "new", str(kinds / "meet"), "--from",
+                           str(FIXTURE_KINDS / "sports-results" / "Attributes.swift")], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    srv = start_server("--kinds", str(kinds), "--memory")
+    body = payloads(datetime.now(timezone.utc))["sports-results"]
+
+    async def go() -> str:
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "m", "attributesType": "meet",
+                                     "attributes": body["attributes"], "content": {"state": body["state"]}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    aid = run(go())
+    with urllib.request.urlopen(f"{srv.url}/activities/{aid}/render/lock-screen") as r:
+        title = re.search(r"<title>(.*?)</title>", r.read().decode()).group(1)
+    assert title.startswith("Meet results · "), title
