@@ -34,7 +34,7 @@ SANITIZE=fuzzer
 rm -f "$BIN"
 swiftc -sanitize="$SANITIZE" -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny \
-    -module-name LiveActivityCore \
+    -module-name LiveActivityCore -package-name LiveActivityServer \
     "${SOURCES[@]}" Fuzz/DeclarationFuzzer.swift \
     -o "$BIN" 2>&1 | grep -v "Cannot export local symbol '__asan" || true
 [ -x "$BIN" ] && [ "$BIN" -nt Fuzz/DeclarationFuzzer.swift ] || { echo "fuzz: build failed" >&2; exit 2; }

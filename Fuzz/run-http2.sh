@@ -27,8 +27,8 @@ mapfile -t SOURCES < <(find Sources/LiveActivityCore -name '*.swift' | sort)
 SERVER=Sources/LiveActivityServer
 SOURCES+=("$SERVER/HTTP2/HTTP2Session.swift" "$SERVER/HTTP2/HTTP2RequestHead.swift"
           "$SERVER/HTTP/HTTPRequest.swift" "$SERVER/HTTP/HTTPHeaders.swift" "$SERVER/HTTP/HTTPMethod.swift"
-          "$SERVER/HTTP/HTTPResponse.swift" "$SERVER/HTTP/HTTPStatus.swift" "$SERVER/HTTP/HTTPResponder.swift"
-          "$SERVER/HTTP/Router.swift")
+          "$SERVER/HTTP/HTTPResponse.swift" "$SERVER/HTTP/HTTPResponse+Wire.swift" "$SERVER/HTTP/HTTPStatus.swift" "$SERVER/HTTP/HTTPResponder.swift"
+          "$SERVER/HTTP/Router.swift" "$SERVER/Push/ProviderTokenSlot.swift")
 echo "fuzz: building $BIN from ${#SOURCES[@]} files + Fuzz/HTTP2SessionFuzzer.swift"
 start=$(date +%s)
 SANITIZE=fuzzer
@@ -36,7 +36,7 @@ SANITIZE=fuzzer
 # The server files import LiveActivityCore, which is this module here: swiftc warns and ignores the import.
 swiftc -sanitize="$SANITIZE" -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny \
-    -module-name LiveActivityCore -I Sources/CNghttp2 -lnghttp2 \
+    -module-name LiveActivityCore -package-name LiveActivityServer -I Sources/CNghttp2 -lnghttp2 \
     "${SOURCES[@]}" Fuzz/HTTP2SessionFuzzer.swift \
     -o "$BIN" 2>&1 | grep -v "Cannot export local symbol '__asan\|is part of module 'LiveActivityCore'; ignoring import\|^import LiveActivityCore\|^ *[|^]" || true
 [ -x "$BIN" ] && [ "$BIN" -nt Fuzz/HTTP2SessionFuzzer.swift ] || { echo "fuzz: build failed" >&2; exit 2; }

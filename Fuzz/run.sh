@@ -33,7 +33,7 @@ SANITIZE=fuzzer
 [ "${FUZZ_ASAN:-0}" = 1 ] && SANITIZE=fuzzer,address
 swiftc -sanitize="$SANITIZE" -parse-as-library -O -g \
     -swift-version 6 -enable-upcoming-feature ExistentialAny \
-    -module-name LiveActivityCore \
+    -module-name LiveActivityCore -package-name LiveActivityServer \
     "${SOURCES[@]}" Tests/KindFixtures/RepositoryKinds.swift Fuzz/ClientMessageFuzzer.swift \
     -o "$BIN" 2>&1 | grep -v "Cannot export local symbol '__asan" || true
 [ -x "$BIN" ] && [ "$BIN" -nt Fuzz/ClientMessageFuzzer.swift ] || { echo "fuzz: build failed" >&2; exit 2; }

@@ -23,7 +23,7 @@ from test_durability import FAST, data_args, read_resume, start_req
 
 SANITIZER = os.environ.get("LIVEACTIVITY_SANITIZER")
 # Under a sanitizer what counts is its reports on these code paths, not the time: a smaller log.
-LOG_EVENTS = 600 if SANITIZER else 3_000
+LOG_EVENTS = 500 if SANITIZER else 2_000
 LATENCY_BOUND = 0.250
 
 
