@@ -1,0 +1,54 @@
+"""A new user's declaration (Tests/fixtures/declared-ride: a required `eta: Date` first, an optional
+`pickupWindow: ClosedRange<Date>?` after it, a nested driver, an opaque `rideId: UUID`) through `kinds new`
+and the server: the required date leads everywhere and is kind.json's `countdown`; a start without the optional
+range still shows a time in compact, minimal and small; labels are never cut, only values ellipsise."""
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime, timedelta, timezone
+
+from face_support import MEASURE, first
+from support import iso_ms as iso
+from test_page import browser  # noqa: F401 (a fixture)
+from wsclient import connect, recv_until, request, run
+
+RIDE = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "declared-ride" / "Attributes.swift"
+
+
+def start_ride(ws_url: str, now: datetime) -> str:
+    async def go():
+        async with connect(ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "r", "attributesType": "ride",
+                                     "attributes": {"rideId": "6F9619FF-8B86-D011-B42D-00C04FC964FF",
+                                                    "pickupAddress": "1 Infinite Loop, Cupertino", "tier": 2},
+                                     "content": {"state": {"eta": iso(now + timedelta(minutes=9)), "status": "enRoute",
+                                                           "driver": {"name": "María José Fernández", "rating": 4.93,
+                                                                      "vehicle": {"make": "Toyota", "model": "Prius Prime Limited",
+                                                                                  "color": "Silver"}}}}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    return run(go())
+
+
+def test_kinds_new_leads_with_the_required_date_and_no_presentation_is_empty(tmp_path, start_server, browser):
+    from conftest import liveactivity_bin
+    folder = tmp_path / "kinds" / "ride"
+    out = subprocess.run([str(liveactivity_bin()), "kinds", "new", str(folder), "--from", str(RIDE)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    kind = json.loads((folder / "kind.json").read_text())
+    assert kind.get("countdown") == "eta", kind
+    for presentation in ("lock-screen", "compact", "minimal", "expanded", "small"):
+        text = (folder / f"{presentation}.html").read_text()
+        assert 'data-countdown="eta"' in text, presentation
+        if "pickupWindow" in text:
+            assert text.index('data-countdown="eta"') < text.index("pickupWindow"), presentation
+    srv = start_server("--kinds", str(folder.parent))
+    aid = start_ride(srv.ws_url, datetime.now(timezone.utc))
+    for presentation in ("compact", "minimal", "small"):
+        browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
+        assert browser.find_elements("css selector", '.la-frame [data-countdown="eta"]'), presentation
+        measured = browser.execute_script(MEASURE, first(browser, "main"))
+        assert measured["cut"] == [] and measured["texts"], (presentation, measured)
