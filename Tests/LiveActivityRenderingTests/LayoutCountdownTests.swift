@@ -49,5 +49,8 @@ struct LayoutCountdownTests {
             let html = renderer.fragment(for: activity, presentation: presentation, now: t0)
             #expect(html.contains(#"data-countdown="eta""#) && html.contains(">9:00<"), "\(presentation): \(html)")
         }
+        // The enum's identifier raw value in words, the UUID's label an acronym.
+        let lock = renderer.fragment(for: activity, presentation: .lockScreen, now: t0)
+        #expect(lock.contains(">En route<") && !lock.contains(">enRoute<") && lock.contains(">Ride ID<"), "\(lock)")
     }
 }

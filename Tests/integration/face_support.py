@@ -84,7 +84,7 @@ VISIBLE_STATE = {
     "food-delivery": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
                                    "courierName": "Sam"},
     "pizza-delivery": {"driverName": "Bill James", "deliveryTimer": "countdown"},
-    "sports-results": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
+    "sports-results": {"eventStatus": "In progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
                               "isFinal": "No", "lastUpdated": "time"},
 }
 

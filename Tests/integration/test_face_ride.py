@@ -52,3 +52,13 @@ def test_kinds_new_leads_with_the_required_date_and_no_presentation_is_empty(tmp
         assert browser.find_elements("css selector", '.la-frame [data-countdown="eta"]'), presentation
         measured = browser.execute_script(MEASURE, first(browser, "main"))
         assert measured["cut"] == [] and measured["texts"], (presentation, measured)
+
+
+def test_the_page_labels_acronyms_as_the_server_does():
+    """Public/js/kinds/schema-form.js fieldLabel writes the well-known acronyms in capitals, as Words.swift does."""
+    import shutil
+    script = ("import { fieldLabel } from '" + str(RIDE.parents[3] / "Public/js/kinds/schema-form.js") + "';"
+              "console.log(JSON.stringify(['eta', 'rideId', 'xl', 'etaURL', 'identity', 'in_progress'].map(fieldLabel)));")
+    out = subprocess.run([shutil.which("node"), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["ETA", "Ride ID", "XL", "ETA URL", "Identity", "In progress"]

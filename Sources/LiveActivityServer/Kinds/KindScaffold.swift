@@ -80,7 +80,7 @@ public enum KindScaffold {
                 var entry: [String: JSONValue] = [:]
                 if case .string(let raw) = item.rawValue {
                     entry["value"] = .string(raw)
-                    entry["label"] = .string(raw.contains(" ") ? raw : Words.label(ofField: raw))
+                    entry["label"] = .string(Words.label(ofRawValue: raw))
                 } else {
                     entry["value"] = .string(item.name)
                     entry["rawValue"] = item.rawValue
