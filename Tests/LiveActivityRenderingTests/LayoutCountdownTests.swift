@@ -53,4 +53,14 @@ struct LayoutCountdownTests {
         let lock = renderer.fragment(for: activity, presentation: .lockScreen, now: t0)
         #expect(lock.contains(">En route<") && !lock.contains(">enRoute<") && lock.contains(">Ride ID<"), "\(lock)")
     }
+
+    @Test func identifiersComeLastUnlessKindJSONOrdersTheFields() throws {
+        let source = Self.source.replacingOccurrences(of: "var rideId: UUID", with: "var rideId: UUID\n    var pickupAddress: String")
+        let plan = LayoutPlan(declaration: try ActivityDeclaration(swiftSource: source), metadata: KindMetadata(name: "ride"))
+        #expect(plan.choice(for: .lockScreen).fields.map(\.key) == ["pickupWindow", "pickupAddress", "rideId"])
+        var metadata = KindMetadata(name: "ride")
+        metadata.layout = ["lock-screen": ["rideId", "pickupAddress"]]
+        let chosen = LayoutPlan(declaration: try ActivityDeclaration(swiftSource: source), metadata: metadata)
+        #expect(chosen.choice(for: .lockScreen).fields.map(\.key) == ["rideId", "pickupAddress"])
+    }
 }

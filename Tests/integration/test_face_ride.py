@@ -62,3 +62,28 @@ def test_the_page_labels_acronyms_as_the_server_does():
     out = subprocess.run([shutil.which("node"), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["ETA", "Ride ID", "XL", "ETA URL", "Identity", "In progress"]
+
+
+def test_labels_are_never_cut_and_identifiers_come_last(tmp_path, start_server, browser):
+    """A long one-line driver ("María José Fernández · 4.93 · Toyota · …") ellipsises its value, never its label;
+    the UUID comes after the address."""
+    import shutil
+    (tmp_path / "kinds" / "ride").mkdir(parents=True)
+    shutil.copy(RIDE, tmp_path / "kinds" / "ride" / "Attributes.swift")
+    (tmp_path / "kinds" / "ride" / "kind.json").write_text('{"name": "ride"}')
+    srv = start_server("--kinds", str(tmp_path / "kinds"))
+    aid = start_ride(srv.ws_url, datetime.now(timezone.utc))
+    for presentation in ("lock-screen", "expanded"):
+        browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
+        labels = browser.execute_script(
+            "return [...document.querySelectorAll('.la-frame .label.secondary')].filter((e) => e.offsetWidth > 0)"
+            ".map((e) => [e.textContent, e.scrollWidth <= e.clientWidth + 1]);")
+        assert labels and all(whole for _, whole in labels), (presentation, labels)
+        assert "Driver" in [text for text, _ in labels], (presentation, labels)
+        measured = browser.execute_script(MEASURE, first(browser, "main"))
+        assert measured["cut"] == [], (presentation, measured["cut"])
+        if presentation == "lock-screen":
+            texts = measured["texts"]
+            assert "Pickup address" in texts, texts
+            if "Ride ID" in texts:
+                assert texts.index("Pickup address") < texts.index("Ride ID"), texts

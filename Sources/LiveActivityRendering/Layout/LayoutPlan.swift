@@ -35,6 +35,8 @@ public struct LayoutPlan: Sendable, Equatable {
         public var isShort = false
         /// Whether the field is optional (may be nil, or left out of a push, at render time).
         public var isOptional = false
+        /// Whether the value is an opaque identifier (a `UUID`): rarely what a person wants to see, it comes last.
+        public var isIdentifier = false
 
         /// Lines the field takes: a heading and ``DisplayValues/rowLimit`` rows for an array of structs, else one.
         public var lines: Int {
@@ -125,6 +127,7 @@ public struct LayoutPlan: Sendable, Equatable {
             default: break
             }
             field.isOptional = declared.type.isOptional
+            field.isIdentifier = type == .uuid
             return field
         }
         var seen = Set<String>()
@@ -132,7 +135,7 @@ public struct LayoutPlan: Sendable, Equatable {
     }
 
     /// What `presentation` shows: the countdown (`kind.json`'s, else the first non-optional `Date` or date range
-    /// in declaration order, else the first optional one), the status (the first enum), and the fields that fit whole in its lines, in order (two or three
+    /// in declaration order, else the first optional one), the status (the first enum), and the fields that fit whole in its lines, in order, `UUID`s last (two or three
     /// numbers or `Bool`s in a row share a line). With
     /// `kind.json`'s `layout` for it, only the fields it lists, in its order.
     public func choice(for presentation: Presentation) -> Choice {
@@ -144,7 +147,8 @@ public struct LayoutPlan: Sendable, Equatable {
         let countdown = dates.first { $0.key == countdownKey } ?? dates.first { !$0.isOptional } ?? dates.first
         let status = candidates.first { $0.isEnum }
         var groups: [[Field]] = []
-        for field in candidates where field.key != countdown?.key && field.key != status?.key {
+        let ordered = chosen[presentation.rawValue] != nil ? candidates : candidates.filter { !$0.isIdentifier } + candidates.filter(\.isIdentifier)
+        for field in ordered where field.key != countdown?.key && field.key != status?.key {
             if field.isShort, let last = groups.last, last.allSatisfy(\.isShort), last.count < Self.shortPerLine {
                 groups[groups.count - 1].append(field)
             } else {
