@@ -24,7 +24,11 @@ struct LayoutPlanTests {
 
     @Test func wordsReadAsPeopleSayThem() {
         #expect(Words.label(ofField: "estimatedDeliveryTime") == "Estimated delivery time")
-        #expect(Words.label(ofField: "etaURL") == "Eta URL")
+        #expect(Words.label(ofField: "etaURL") == "ETA URL")
+        #expect(Words.label(ofField: "eta") == "ETA" && Words.label(ofField: "rideId") == "Ride ID" && Words.label(ofField: "xl") == "XL")
+        #expect(Words.label(ofField: "identity") == "Identity" && Words.label(ofField: "okay") == "Okay")
+        #expect(Words.label(ofRawValue: "in_progress") == "In progress" && Words.label(ofRawValue: "enRoute") == "En route")
+        #expect(Words.label(ofRawValue: "Your courier is on the way") == "Your courier is on the way")
         #expect(Words.label(ofField: "team_name") == "Team name")
         #expect(Words.label(ofField: "heat2Time") == "Heat 2 time")
         #expect(Words.title(ofStruct: "DeliveryActivityAttributes") == "Delivery activity")

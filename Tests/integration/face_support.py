@@ -67,6 +67,9 @@ for (const el of frame.querySelectorAll('.label, .countdown, .badge, .part')) {
   if (r.width === 0 || r.height === 0) continue;
   const outside = r.right <= box.left + 0.5 || r.left >= box.right - 0.5 || r.bottom <= box.top + 0.5 || r.top >= box.bottom - 0.5;
   if (outside) continue;  // left out whole (a field that did not fit)
+  // A struct's part inside an ellipsised value is cut by that value, which is measured itself.
+  const holder = el.matches('.part') ? el.parentElement.closest('.label') : null;
+  if (holder && getComputedStyle(holder).textOverflow === 'ellipsis') { texts.push(el.textContent); continue; }
   const clipped = r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5 || r.left < box.left - 0.5 || r.right > box.right + 0.5;
   const style = getComputedStyle(el);
   const overflows = el.scrollWidth > el.clientWidth + 1 && style.textOverflow !== 'ellipsis';
@@ -84,7 +87,7 @@ VISIBLE_STATE = {
     "food-delivery": {"status": "Your courier is on the way", "estimatedDeliveryTime": "countdown",
                                    "courierName": "Sam"},
     "pizza-delivery": {"driverName": "Bill James", "deliveryTimer": "countdown"},
-    "sports-results": {"eventStatus": "in_progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
+    "sports-results": {"eventStatus": "In progress", "finishers": "Maya Lopez", "heat": "Heat", "windSpeed": "1.2",
                               "isFinal": "No", "lastUpdated": "time"},
 }
 

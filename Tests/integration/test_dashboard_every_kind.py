@@ -123,7 +123,7 @@ def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
 
     browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="sports-results"]').click()
     fields = wait_for("the results' fields", lambda: first(browser, '.schema-fields[data-kind="sports-results"]:not([hidden])'))
-    Select(fields.find_element(By.CSS_SELECTOR, 'select[name="eventStatus"]')).select_by_visible_text("in_progress")
+    Select(fields.find_element(By.CSS_SELECTOR, 'select[name="eventStatus"]')).select_by_visible_text("In progress")
     finishers = fields.find_element(By.CSS_SELECTOR, 'textarea[name="finishers"]')
     finishers.clear()
     finishers.send_keys('[{"place": 1, "athlete": "Maya Lopez", "school": "Riverside"}]')
@@ -131,7 +131,7 @@ def test_a_date_range_and_nested_structs_start_from_the_dashboard(srv, browser):
     fields.find_element(By.CSS_SELECTOR, 'input[name="sport"]').send_keys("Track")
     browser.find_element(By.ID, "start").click()
     card = wait_for("the results' Lock Screen", lambda: first(browser, '.lock-item[data-kind="sports-results"] .la-frame'))
-    wait_for("its rows", lambda: "Maya Lopez" in card.text and "in_progress" in card.text)
+    wait_for("its rows", lambda: "Maya Lopez" in card.text and "In progress" in card.text)
     assert browser.find_element(By.ID, "error").text == ""
     assert_clean_console(browser)
 

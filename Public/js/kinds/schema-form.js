@@ -9,6 +9,9 @@ import { setAttr, setText } from "../dom.js";
 /** Minutes the first date or date range is from now by default. */
 const DEFAULT_MINUTES = 20;
 
+/** Short words read letter by letter, in capitals however spelled (Words.swift `acronyms`, the same list). */
+const ACRONYMS = new Set(["eta", "id", "url", "uuid", "api", "gps", "ok", "tv", "xs", "xl", "xxl"]);
+
 /**
  * A field name in words, as the server's `Words.label(ofField:)`: "estimatedDeliveryTime" → "Estimated delivery time".
  * @param {string} name
@@ -21,6 +24,7 @@ export function fieldLabel(name) {
   return words.map((w, i) => {
     if (w.length > 1 && /^[A-Z0-9]+$/.test(w)) return w;
     const lower = w.toLowerCase();
+    if (ACRONYMS.has(lower)) return w.toUpperCase();
     return i === 0 ? lower.charAt(0).toUpperCase() + lower.slice(1) : lower;
   }).join(" ");
 }

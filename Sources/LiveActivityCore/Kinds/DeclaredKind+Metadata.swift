@@ -3,6 +3,22 @@ import Foundation
 /// What `kind.json` adds to a declaration: enum values by name (``KindMetadata/enums``), bounds on fields
 /// (``KindMetadata/limits``), and the attributes' dates for the date window.
 extension DeclaredKind {
+    /// A label in words for each value of the top-level `String`-raw-value enum fields (`in_progress` → "In
+    /// progress", `enRoute` → "En route"; a sentence stays as it is), so both renderers show the words where
+    /// `kind.json` lists no labels. Only raw values that are the values on the wire: validation is unchanged.
+    static func enumsInWords(_ declaration: ActivityDeclaration) -> [String: [KindMetadata.EnumValue]] {
+        var enums: [String: [KindMetadata.EnumValue]] = [:]
+        for field in declaration.contentState.fields + declaration.attributes.fields {
+            guard case .enumeration(let name) = field.type.unwrapped, let declared = declaration.enums[name],
+                  !declared.isKeyed, declared.rawType == .string else { continue }
+            enums[field.key] = declared.cases.compactMap { item in
+                guard case .string(let raw) = item.rawValue else { return nil }
+                return KindMetadata.EnumValue(value: raw, label: Words.label(ofRawValue: raw))
+            }
+        }
+        return enums
+    }
+
     /// The `Date` fields at the top of the attributes (``ActivityKind/dates(inAttributes:field:)``), each with
     /// its dotted path under `field`, for ``DateWindow`` to check.
     public func dates(inAttributes attributes: JSONValue, field: String) -> [(field: String, date: Date)] {

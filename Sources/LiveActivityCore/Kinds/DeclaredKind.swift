@@ -48,6 +48,7 @@ public struct DeclaredKind: ActivityKind {
             countdownField = candidates.count == 1 ? candidates[0] : nil
         }
         metadata.countdown = countdownField?.key
+        metadata.enums.merge(Self.enumsInWords(declaration)) { given, _ in given }
         if countdownField == nil { metadata.durationShortcut = false }
         self.metadata = metadata
         self.declaration = declaration

@@ -2,12 +2,23 @@
 /// "Estimated delivery time", `DeliveryActivityAttributes` → "Delivery activity".
 ///
 /// Words split at a lower-to-upper case change, before the last capital of an acronym (`ETAText` → "ETA text"),
-/// at underscores and hyphens, and between letters and digits; acronyms keep their capitals.
+/// at underscores and hyphens, and between letters and digits; acronyms keep their capitals, and a few
+/// well-known ones (``acronyms``: `eta`, `id`, `url`…) are written in capitals however they are spelled.
 public enum Words {
-    /// A field's name in words, first word capitalised: `heartRate` → "Heart rate", `etaURL` → "Eta URL",
+    /// Short words read letter by letter, written in capitals in any case (`eta` → "ETA", `rideId` → "Ride ID").
+    /// Public/js/kinds/schema-form.js `fieldLabel` has the same list.
+    public static let acronyms: Set<String> = ["eta", "id", "url", "uuid", "api", "gps", "ok", "tv", "xs", "xl", "xxl"]
+
+    /// A field's name in words, first word capitalised: `heartRate` → "Heart rate", `etaURL` → "ETA URL",
     /// `team_name` → "Team name".
     public static func label(ofField name: String) -> String {
         sentence(split(name))
+    }
+
+    /// An enum's raw value as people read it: a sentence (one with a space) as it is, an identifier in words
+    /// (`in_progress` → "In progress", `enRoute` → "En route").
+    public static func label(ofRawValue raw: String) -> String {
+        raw.contains(" ") ? raw : label(ofField: raw)
     }
 
     /// A struct's name in words without a trailing `Attributes` (nor `ActivityAttributes`' `Widget`):
@@ -48,6 +59,7 @@ public enum Words {
         words.enumerated().map { index, word in
             let acronym = word.count > 1 && word.allSatisfy { $0.isUppercase || $0.isNumber }
             if acronym { return word }
+            if acronyms.contains(word.lowercased()) { return word.uppercased() }
             let lower = word.lowercased()
             return index == 0 ? lower.prefix(1).uppercased() + lower.dropFirst() : lower
         }.joined(separator: " ")

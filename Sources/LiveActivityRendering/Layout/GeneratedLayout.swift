@@ -32,17 +32,26 @@ public enum GeneratedLayout {
             lines.append("</div>")
             return comment + lines.joined(separator: "\n") + "\n"
         case .compact:
-            let trailing = choice.countdown.map { lead($0, large: false) }
-                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label headline\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
-                ?? "<span class=\"label\">\(text(plan.title))</span>"
+            let trailing = firstPresent(choice, withStatus: true, else: "<span class=\"label\">\(text(plan.title))</span>", large: false)
             return comment + "\(icon)\n<span class=\"trailing\">\(trailing)</span>\n"
         case .minimal:
-            return comment + (choice.countdown.map { lead($0, large: false) } ?? icon) + "\n"
+            return comment + firstPresent(choice, withStatus: false, else: icon, large: false) + "\n"
         case .small:
-            let second = choice.countdown.map { lead($0, large: true) }
-                ?? choice.status.map { "{{#display.\($0.key)}}<span class=\"label headline\">{{display.\($0.key).text}}</span>{{/display.\($0.key)}}" }
-                ?? badge
+            let second = firstPresent(choice, withStatus: true, else: badge, large: true)
             return comment + "<div class=\"stack\">\n  <div class=\"row\">\(icon)\(title)</div>\n  <div class=\"row\">\(second)</div>\n</div>\n"
+        }
+    }
+
+    /// The first present of the countdown, the other dates and (`withStatus`) the status, else `fallback`: Mustache
+    /// inverted sections chain them, so a nil countdown (an optional left out of a push) never leaves the
+    /// presentation empty.
+    static func firstPresent(_ choice: LayoutPlan.Choice, withStatus: Bool, else fallback: String, large: Bool) -> String {
+        var options = ([choice.countdown].compactMap { $0 } + choice.otherDates).map { ($0.key, lead($0, large: large)) }
+        if withStatus, let status = choice.status {
+            options.append((status.key, "{{#display.\(status.key)}}<span class=\"label headline\">{{display.\(status.key).text}}</span>{{/display.\(status.key)}}"))
+        }
+        return options.reversed().reduce(fallback) { rest, option in
+            rest.isEmpty ? option.1 : "\(option.1){{^display.\(option.0)}}\(rest){{/display.\(option.0)}}"
         }
     }
 

@@ -33,6 +33,10 @@ public struct LayoutPlan: Sendable, Equatable {
         public var isRange: Bool
         /// Whether the value is short (a number or a `Bool`): up to three such fields in a row share a line.
         public var isShort = false
+        /// Whether the field is optional (may be nil, or left out of a push, at render time).
+        public var isOptional = false
+        /// Whether the value is an opaque identifier (a `UUID`): rarely what a person wants to see, it comes last.
+        public var isIdentifier = false
 
         /// Lines the field takes: a heading and ``DisplayValues/rowLimit`` rows for an array of structs, else one.
         public var lines: Int {
@@ -47,6 +51,9 @@ public struct LayoutPlan: Sendable, Equatable {
         public var countdown: Field?
         /// The enum field shown as the status, if any.
         public var status: Field?
+        /// The other date fields, in order: what the compact, minimal and small presentations show, the first
+        /// present one, when the countdown is nil at render time.
+        public var otherDates: [Field] = []
         /// The other fields shown, in order (only in the Lock Screen and expanded presentations).
         public var fields: [Field] { lines.flatMap { $0 } }
         /// The same fields by line: one field, or two or three short ones side by side.
@@ -119,14 +126,16 @@ public struct LayoutPlan: Sendable, Equatable {
             case .integer, .double, .bool: field.isShort = true
             default: break
             }
+            field.isOptional = declared.type.isOptional
+            field.isIdentifier = type == .uuid
             return field
         }
         var seen = Set<String>()
         fields = fields.filter { seen.insert($0.key).inserted }
     }
 
-    /// What `presentation` shows: the countdown (`kind.json`'s, else the first date range, else the first
-    /// date), the status (the first enum), and the fields that fit whole in its lines, in order (two or three
+    /// What `presentation` shows: the countdown (`kind.json`'s, else the first non-optional `Date` or date range
+    /// in declaration order, else the first optional one), the status (the first enum), and the fields that fit whole in its lines, in order, `UUID`s last (two or three
     /// numbers or `Bool`s in a row share a line). With
     /// `kind.json`'s `layout` for it, only the fields it lists, in its order.
     public func choice(for presentation: Presentation) -> Choice {
@@ -135,10 +144,11 @@ public struct LayoutPlan: Sendable, Equatable {
             candidates = keys.compactMap { key in fields.first { $0.key == key } }
         }
         let dates = candidates.filter { $0.shape == .date }
-        let countdown = dates.first { $0.key == countdownKey } ?? dates.first { $0.isRange } ?? dates.first
+        let countdown = dates.first { $0.key == countdownKey } ?? dates.first { !$0.isOptional } ?? dates.first
         let status = candidates.first { $0.isEnum }
         var groups: [[Field]] = []
-        for field in candidates where field.key != countdown?.key && field.key != status?.key {
+        let ordered = chosen[presentation.rawValue] != nil ? candidates : candidates.filter { !$0.isIdentifier } + candidates.filter(\.isIdentifier)
+        for field in ordered where field.key != countdown?.key && field.key != status?.key {
             if field.isShort, let last = groups.last, last.allSatisfy(\.isShort), last.count < Self.shortPerLine {
                 groups[groups.count - 1].append(field)
             } else {
@@ -152,7 +162,7 @@ public struct LayoutPlan: Sendable, Equatable {
             shown.append(group)
             budget -= Choice.cost(group)
         }
-        return Choice(countdown: countdown, status: status, lines: shown)
+        return Choice(countdown: countdown, status: status, otherDates: dates.filter { $0.key != countdown?.key }, lines: shown)
     }
 
     /// The JSON keys of a declared struct's fields, in order (none for a struct the declaration lacks).

@@ -63,8 +63,10 @@ public enum KindScaffold {
         return files.map { folder.appendingPathComponent($0.0).path }
     }
 
-    /// `kind.json`'s text: name, label, Swift name, a generic icon, and each top-level enum field's values with a
-    /// label (a raw value that reads as a sentence is kept; an identifier is put in words: `in_progress` → "In progress").
+    /// `kind.json`'s text: name, label, Swift name, a generic icon, the countdown the generated layout leads with
+    /// (``LayoutPlan``'s choice) when it is a `ContentState` field (the only place `kind.json`'s `countdown` may
+    /// name), and each top-level enum field's values with a label (a raw value that reads as a sentence is kept;
+    /// an identifier is put in words: `in_progress` → "In progress").
     static func kindJSON(name: String, declaration: ActivityDeclaration) -> String {
         var object: [String: JSONValue] = [
             "name": .string(name),
@@ -72,6 +74,10 @@ public enum KindScaffold {
             "swiftNames": .array([.string(declaration.attributesType)]),
             "fallbackIcon": .string("activity"),
         ]
+        let planned = LayoutPlan(declaration: declaration, metadata: KindMetadata(name: name)).choice(for: .lockScreen).countdown
+        if let key = planned?.key, declaration.contentState.fields.contains(where: { $0.key == key }) {
+            object["countdown"] = .string(key)
+        }
         var enums: [String: JSONValue] = [:]
         for field in declaration.contentState.fields + declaration.attributes.fields {
             guard case .enumeration(let enumName) = field.type.unwrapped, let declared = declaration.enums[enumName] else { continue }
@@ -79,7 +85,7 @@ public enum KindScaffold {
                 var entry: [String: JSONValue] = [:]
                 if case .string(let raw) = item.rawValue {
                     entry["value"] = .string(raw)
-                    entry["label"] = .string(raw.contains(" ") ? raw : Words.label(ofField: raw))
+                    entry["label"] = .string(Words.label(ofRawValue: raw))
                 } else {
                     entry["value"] = .string(item.name)
                     entry["rawValue"] = item.rawValue
