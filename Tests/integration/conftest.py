@@ -40,7 +40,7 @@ BROWSER_FIXTURES = {"browser", "browser_without_scripts", "engine"}
 # server has (store writer and reader, log writers, thumbnail workers, the HTTP/2 listener, the kind folder
 # watcher, the cluster feed).
 SINGLE_THREADED_CONCERNS = {"test_hostile", "test_lifecycle", "test_schemas", "test_kinds", "test_examples", "test_deploy",
-                            "test_render", "test_face", "test_http_status", "test_bidi", "test_declared_shapes", "test_cli"}
+                            "test_render", "test_face", "test_face_ride", "test_http_status", "test_bidi", "test_declared_shapes", "test_cli"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
