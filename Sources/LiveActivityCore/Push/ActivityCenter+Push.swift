@@ -42,7 +42,8 @@ extension ActivityCenter {
     /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400, for a token
     ///   never issued; `Unregistered`, 410, with the time it stopped being valid, for a dismissed activity's), or its
     ///   `aps.stale-date` or `aps.dismissal-date` lies outside the ``DateWindow`` around `now` (`BadPayload`,
-    ///   400, naming the key); nothing has changed then.
+    ///   400, naming the key), or a start's `aps.attributes-type` is a Swift name two user kinds declare
+    ///   (`BadPayload`, 400, naming the candidate kinds; ``KindRegistry/match(pushType:)``); nothing has changed then.
     public mutating func applyPush(_ push: APNsPush, pushToken: String, pushToStartToken: String, now: Date,
                                    isChannelRegistered: (String) -> Bool = { _ in false },
                                    newID: () -> String) throws(PushRejection) -> PushOutcome {
@@ -53,6 +54,7 @@ extension ActivityCenter {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "start pushes go to the push-to-start token (GET /api/push-to-start-token)")
             }
             try checkDates(push, now: now)
+            try checkAttributesTypeIsUnambiguous(push)
             if let future = futureTimestamp(push, now: now, nil) { return future }
             if let channel = push.inputPushChannel, !isChannelRegistered(channel) {
                 return dropped(.channelNotRegistered, "aps.input-push-channel \(channel) is not a registered channel "
@@ -197,6 +199,19 @@ extension ActivityCenter {
                 + "attributes and content-state look swapped (attributes carries the fixed part)"
         }
         return nil
+    }
+
+    /// Refuses a start whose `attributes-type` is a Swift name two or more user kinds declare: which app
+    /// the backend means cannot be told, and routing it to either would silently drop it for the other.
+    /// - Throws: ``PushRejection`` 400 `BadPayload` on `aps.attributes-type`, naming the candidate kinds and
+    ///   telling the backend to send the kind's wire name.
+    private func checkAttributesTypeIsUnambiguous(_ push: APNsPush) throws(PushRejection) {
+        guard let name = push.attributesType, case .ambiguous(let candidates) = kinds.match(pushType: name) else { return }
+        let listed = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw PushRejection(status: 400, reason: "BadPayload",
+                            detail: "aps.attributes-type \"\(name.prefix(64))\" is ambiguous: the kinds \(listed) all declare that struct; "
+                                + "send the kind's wire name as attributes-type (\(candidates.map { "\"\($0)\"" }.joined(separator: " or ")))",
+                            field: "aps.attributes-type")
     }
 
     /// What the app would ignore in the push's `content-state` and `attributes`, by the kind of the
