@@ -425,3 +425,50 @@ def test_swift_name_clashes_between_kinds(start_server, tmp_path):
                            timeout=20, stdin=subprocess.DEVNULL)
     assert check.returncode == 0, (check.stdout, check.stderr)
     assert "warning: attributes-type RideAttributes is ambiguous" in check.stderr and "ride2" in check.stderr, check.stderr
+
+
+DELIVERY_SWIFT = """\
+import ActivityKit
+import Foundation
+
+struct DeliveryAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var eta: Date
+        var window: ClosedRange<Date>
+    }
+
+    var order: String
+}
+"""
+
+
+def test_a_date_sent_as_unix_seconds_is_applied_with_a_warning(start_server, tmp_path):
+    """The commonest backend date bug: `"eta": <Unix seconds>` where Swift's Date(from:) counts from 2001-01-01.
+    iOS applies it (31 years later), so the verdict stays applied, but the push answer's liveactivity-warning
+    names the field, the year it lands in and the number to send; a right date gets no warning."""
+    kinds = tmp_path / "kinds"
+    (kinds / "delivery").mkdir(parents=True)
+    (kinds / "delivery" / "Attributes.swift").write_text(DELIVERY_SWIFT)
+    srv = start_server("--kinds", str(kinds))
+    start_token = push_to_start_token(srv)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ts = int(time.time())
+    eta_unix = int((now + timedelta(hours=1)).timestamp())
+    right = [ref_seconds(now), ref_seconds(now + timedelta(hours=2))]
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "DeliveryAttributes",
+                     "attributes": {"order": "42"}, "content-state": {"eta": eta_unix, "window": right},
+                     "alert": {"title": "Go", "body": "Go"}}}
+    r = http_push(srv.url, start_token, start)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    warning = r.headers.get("liveactivity-warning", "")
+    assert "aps.content-state.eta" in warning and "looks like Unix seconds" in warning, r.headers
+    assert "lands in the year 20" in warning and f"send {eta_unix - 978307200}" in warning, warning
+    token = get_json(f"{srv.url}/api/activities/{r.headers['liveactivity-activity-id']}")["pushToken"]
+    # A range bound in Unix seconds is flagged too; dates sent right are not.
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 1, "event": "update",
+                                           "content-state": {"eta": ref_seconds(now), "window": [right[0], eta_unix]}}})
+    assert r.status == 200 and r.verdict == "applied", r.headers
+    assert "aps.content-state.window[1]" in r.headers.get("liveactivity-warning", ""), r.headers
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 2, "event": "update",
+                                           "content-state": {"eta": ref_seconds(now), "window": right}}})
+    assert r.status == 200 and r.verdict == "applied" and "liveactivity-warning" not in r.headers, r.headers

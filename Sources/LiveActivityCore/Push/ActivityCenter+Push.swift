@@ -75,7 +75,7 @@ extension ActivityCenter {
             if let future = futureTimestamp(push, now: now, activity) { return future }
             outcome = push.event == .update ? updateFromPush(push, activity, now: now) : endFromPush(push, activity, now: now)
         }
-        outcome.warnings = ignoredKeys(push, activityId: outcome.activityId)
+        outcome.warnings = ignoredKeys(push, activityId: outcome.activityId, now: now)
         if outcome.verdict == .applied {
             outcome.events += advance(to: now)
             if push.event != .end, let stale = push.staleDate, stale <= now {
@@ -141,7 +141,7 @@ extension ActivityCenter {
             outcome.events = []
             // The same payload against the same kind says the same: decode it once per kind, not per subscriber.
             if warningsByKind[activity.attributesType] == nil {
-                warningsByKind[activity.attributesType] = ignoredKeys(push, activityId: activity.id)
+                warningsByKind[activity.attributesType] = ignoredKeys(push, activityId: activity.id, now: now)
             }
             outcome.warnings = warningsByKind[activity.attributesType] ?? []
             outcomes.append(outcome)
@@ -215,8 +215,9 @@ extension ActivityCenter {
     }
 
     /// What the app would ignore in the push's `content-state` and `attributes`, by the kind of the
-    /// activity addressed or started (or named by `attributes-type`).
-    private func ignoredKeys(_ push: APNsPush, activityId: String?) -> [String] {
+    /// activity addressed or started (or named by `attributes-type`), and the dates it would misread
+    /// (Unix seconds where Swift counts from 2001, judged against `now`).
+    private func ignoredKeys(_ push: APNsPush, activityId: String?, now: Date) -> [String] {
         let kind: (any ActivityKind)?
         if let activityId, let activity = activities[activityId] {
             kind = try? self.kind(of: activity)
@@ -225,9 +226,9 @@ extension ActivityCenter {
         }
         guard let kind else { return [] }
         var warnings: [String] = []
-        if let state = push.contentState { warnings += kind.warnings(inCodable: state, as: .contentState, field: "aps.content-state") }
+        if let state = push.contentState { warnings += kind.warnings(inCodable: state, as: .contentState, field: "aps.content-state", now: now) }
         if push.event == .start, let attributes = push.attributes {
-            warnings += kind.warnings(inCodable: attributes, as: .attributes, field: "aps.attributes")
+            warnings += kind.warnings(inCodable: attributes, as: .attributes, field: "aps.attributes", now: now)
         }
         return warnings
     }
