@@ -143,6 +143,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         for error in kindErrors {
             logger.error("kind folder skipped", ["error": error.description])
         }
+        for warning in catalog.nameWarnings { logger.warning("kind names", ["warning": warning]) }
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
         kindCatalog = catalog
         kindTemplates = Self.parseTemplates(catalog, logger: logger)
@@ -183,6 +184,7 @@ public final class LiveActivityServer: @unchecked Sendable {
             let (merged, kept) = catalog.keeping(server.kindCatalog, whereFolderFailed: failed)
             // Kept kinds' templates are parsed again with the rest (a few small files, and only when one was kept).
             server.replaceKinds(merged, templates: kept.isEmpty ? templates : Self.parseTemplates(merged, logger: server.logger))
+            for warning in merged.nameWarnings { server.logger.warning("kind names", ["warning": warning]) }
             var fields = ["kinds": merged.registry.names.joined(separator: ",")]
             if !kept.isEmpty { fields["kept"] = kept.joined(separator: ",") }
             server.logger.info("kinds reloaded", fields)

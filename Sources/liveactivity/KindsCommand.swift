@@ -117,6 +117,8 @@ enum KindsCommand {
     }
 
     /// Runs `kinds check [DIR] [--server URL]`.
+    /// Warnings (a Swift name two folders declare) are printed as `warning: …` lines on standard error and
+    /// do not change the status.
     /// - Returns: 0 when every folder reads and no activity is marked, 1 with `file:line: message` lines on
     ///   standard error or `marked` lines on standard output, 2 for a usage error, 3 when the server cannot be reached.
     static func check(_ arguments: [String]) -> Int32 {
@@ -140,6 +142,7 @@ enum KindsCommand {
             let lines = result.kinds.map { "ok\t\($0.name)\t\($0.path)" }
             if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
             for problem in result.problems { printError(problem) }
+            for warning in result.warnings { printError("warning: \(warning)") }
             if !result.problems.isEmpty { status = 1 }
         }
         if asksServer { status = max(status, markedActivities(options)) }

@@ -358,3 +358,117 @@ def test_date_lens_covers_a_declared_kinds_date_fields(start_server, tmp_path):
     lens = {d["path"]: d for d in get_json(f"{srv.url}/api/inspections")["inspections"][-1]["dates"]}
     assert lens["aps.content-state.ready"]["warnings"] == [] and lens["aps.content-state.slot"]["warnings"] == [], lens
     assert any("looks like milliseconds" in w for w in lens["aps.content-state.window[1]"]["warnings"]), lens
+
+
+MY_WORKOUT_SWIFT = """\
+import ActivityKit
+
+struct WorkoutAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var laps: Int
+    }
+
+    var runner: String
+}
+"""
+
+RIDE_SWIFT = """\
+import ActivityKit
+
+struct RideAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var stops: Int
+    }
+
+    var driver: String
+}
+"""
+
+
+def test_swift_name_clashes_between_kinds(start_server, tmp_path):
+    """A user kind declaring the built-in workout's struct name (WorkoutAttributes) gets its pushes (it was
+    routed to the built-in and dropped, keyNotFound "workout"); two user kinds declaring RideAttributes make it
+    ambiguous: warned at load and by `kinds check` (exit 0), a push naming only the struct is refused 400
+    BadPayload naming both kinds, and a wire name reaches its kind."""
+    kinds = tmp_path / "kinds"
+    for name, source in [("my-workout", MY_WORKOUT_SWIFT), ("ride", RIDE_SWIFT), ("ride2", RIDE_SWIFT)]:
+        (kinds / name).mkdir(parents=True)
+        (kinds / name / "Attributes.swift").write_text(source)
+    (kinds / "ride2" / "kind.json").write_text(json.dumps({"swiftNames": ["RideAttributes"]}))
+    srv = start_server("--kinds", str(kinds))
+    start_token = push_to_start_token(srv)
+    ts = int(time.time())
+
+    def start(type_name: str, attributes: dict, content_state: dict, n: int):
+        return http_push(srv.url, start_token, {"aps": {"timestamp": ts + n, "event": "start", "attributes-type": type_name,
+                                                        "attributes": attributes, "content-state": content_state,
+                                                        "alert": {"title": "Go", "body": "Go"}}})
+
+    r = start("WorkoutAttributes", {"runner": "Ada"}, {"laps": 3}, 0)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    assert get_json(f"{srv.url}/api/activities/{r.headers['liveactivity-activity-id']}")["attributesType"] == "my-workout"
+
+    r = start("RideAttributes", {"driver": "Bo"}, {"stops": 2}, 1)
+    assert r.status == 400, (r.status, r.headers, r.body)
+    body = json.loads(r.body)
+    assert body["reason"] == "BadPayload", body
+    assert '"ride", "ride2"' in body["detail"] and "wire name" in body["detail"], body
+    r = start("ride2", {"driver": "Bo"}, {"stops": 2}, 2)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    assert get_json(f"{srv.url}/api/activities/{r.headers['liveactivity-activity-id']}")["attributesType"] == "ride2"
+
+    log = srv.output()
+    assert re.search(r"kind 'my-workout' \(\S*my-workout\) takes attributes-type WorkoutAttributes from the built-in kind 'workout'", log), log
+    assert "attributes-type RideAttributes is ambiguous" in log, log
+
+    check = subprocess.run([str(liveactivity_bin()), "kinds", "check", str(kinds)], capture_output=True, text=True,
+                           timeout=20, stdin=subprocess.DEVNULL)
+    assert check.returncode == 0, (check.stdout, check.stderr)
+    assert "warning: attributes-type RideAttributes is ambiguous" in check.stderr and "ride2" in check.stderr, check.stderr
+
+
+DELIVERY_SWIFT = """\
+import ActivityKit
+import Foundation
+
+struct DeliveryAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var eta: Date
+        var window: ClosedRange<Date>
+    }
+
+    var order: String
+}
+"""
+
+
+def test_a_date_sent_as_unix_seconds_is_applied_with_a_warning(start_server, tmp_path):
+    """The commonest backend date bug: `"eta": <Unix seconds>` where Swift's Date(from:) counts from 2001-01-01.
+    iOS applies it (31 years later), so the verdict stays applied, but the push answer's liveactivity-warning
+    names the field, the year it lands in and the number to send; a right date gets no warning."""
+    kinds = tmp_path / "kinds"
+    (kinds / "delivery").mkdir(parents=True)
+    (kinds / "delivery" / "Attributes.swift").write_text(DELIVERY_SWIFT)
+    srv = start_server("--kinds", str(kinds))
+    start_token = push_to_start_token(srv)
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    ts = int(time.time())
+    eta_unix = int((now + timedelta(hours=1)).timestamp())
+    right = [ref_seconds(now), ref_seconds(now + timedelta(hours=2))]
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "DeliveryAttributes",
+                     "attributes": {"order": "42"}, "content-state": {"eta": eta_unix, "window": right},
+                     "alert": {"title": "Go", "body": "Go"}}}
+    r = http_push(srv.url, start_token, start)
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    warning = r.headers.get("liveactivity-warning", "")
+    assert "aps.content-state.eta" in warning and "looks like Unix seconds" in warning, r.headers
+    assert "lands in the year 20" in warning and f"send {eta_unix - 978307200}" in warning, warning
+    token = get_json(f"{srv.url}/api/activities/{r.headers['liveactivity-activity-id']}")["pushToken"]
+    # A range bound in Unix seconds is flagged too; dates sent right are not.
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 1, "event": "update",
+                                           "content-state": {"eta": ref_seconds(now), "window": [right[0], eta_unix]}}})
+    assert r.status == 200 and r.verdict == "applied", r.headers
+    assert "aps.content-state.window[1]" in r.headers.get("liveactivity-warning", ""), r.headers
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 2, "event": "update",
+                                           "content-state": {"eta": ref_seconds(now), "window": right}}})
+    assert r.status == 200 and r.verdict == "applied" and "liveactivity-warning" not in r.headers, r.headers

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Decoding as the app will, and converting between the Codable and protocol forms.
 extension ActivityDeclaration {
     /// Decodes a value in Codable form exactly as the app's synthesized `init(from:)` does under `JSONDecoder`'s
@@ -11,11 +13,14 @@ extension ActivityDeclaration {
     /// - Parameters:
     ///   - value: the `attributes` or `content-state` of an APNs payload.
     ///   - part: which struct it is for.
+    ///   - field: its dotted path, prefixed to warnings (`aps.content-state`).
+    ///   - now: the current time, when known: a `Date` that looks like Unix seconds then gets a warning
+    ///     (``DateLens/unixSecondsSentAsReference(_:now:)``). It never changes what decodes.
     /// - Returns: the value in protocol form (declared keys only) and the warnings.
     /// - Throws: ``DecodingFailure``, as `JSONDecoder` would throw `DecodingError`
     ///   (https://developer.apple.com/documentation/swift/decodingerror).
-    public func decode(codable value: JSONValue, as part: DeclaredPart, field: String = "") throws(DecodingFailure) -> DeclaredValue {
-        try convert(value, as: part, from: .codable, to: .protocolForm, field: field)
+    public func decode(codable value: JSONValue, as part: DeclaredPart, field: String = "", now: Date? = nil) throws(DecodingFailure) -> DeclaredValue {
+        try convert(value, as: part, from: .codable, to: .protocolForm, field: field, now: now)
     }
 
     /// Validates and normalises a value in protocol form (ISO-8601 dates, ranges as `{"start", "end"}`; the
@@ -45,10 +50,11 @@ extension ActivityDeclaration {
     }
 
     /// Reads `value` in form `source` and writes it in form `target`.
+    /// - Parameter now: the current time, for the Unix-seconds date warning (Codable source only); `nil`: none.
     /// - Throws: ``DecodingFailure`` at the first value that does not decode.
     public func convert(_ value: JSONValue, as part: DeclaredPart, from source: ContentForm, to target: ContentForm,
-                        field: String = "") throws(DecodingFailure) -> DeclaredValue {
-        var converter = DeclarationConverter(declaration: self, from: source, to: target, field: field)
+                        field: String = "", now: Date? = nil) throws(DecodingFailure) -> DeclaredValue {
+        var converter = DeclarationConverter(declaration: self, from: source, to: target, field: field, now: now)
         let converted = try converter.convert(value, as: root(part), path: [])
         return DeclaredValue(value: converted, warnings: converter.warnings)
     }

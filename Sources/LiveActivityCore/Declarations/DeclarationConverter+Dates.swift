@@ -16,7 +16,11 @@ extension DeclarationConverter {
                 throw mismatch("Double", expected: "a number of seconds since 2001-01-01", value, path)
             }
             let date = Date(timeIntervalSinceReferenceDate: seconds)
-            if date < Self.earliestDate || date > Self.latestDate { warn(path, Self.farDate(seconds)) }
+            if date < Self.earliestDate || date > Self.latestDate {
+                warn(path, Self.farDate(seconds))
+            } else if let now, let meant = DateLens.unixSecondsSentAsReference(seconds, now: now) {
+                warn(path, Self.unixSecondsDate(seconds, meant: meant))
+            }
             return date
         case .protocolForm:
             let expected = "expected an ISO-8601 date string such as \"2026-11-29T17:00:00Z\", got \(DecodingFailure.show(value))"
@@ -85,6 +89,17 @@ extension DeclarationConverter {
         }
         let stored = seconds > 0 ? latestDate : earliestDate
         return text + "; stored here as \(ISODate.format(stored)), the \(seconds > 0 ? "latest" : "earliest") date this server carries"
+    }
+
+    /// The warning for a Codable-form date that looks like Unix seconds (``DateLens/unixSecondsSentAsReference(_:now:)``):
+    /// the year it lands in as sent (iOS shows that date), the instant meant, and the number to send instead.
+    static func unixSecondsDate(_ seconds: Double, meant: Date) -> String {
+        let landed = Date(timeIntervalSinceReferenceDate: seconds)
+        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: landed).year ?? 0
+        let corrected = seconds - Date.timeIntervalBetween1970AndReferenceDate
+        return "date \(seconds.jsonText) seconds since 2001-01-01 lands in the year \(year) (\(ISODate.format(landed))): the app applies it "
+            + "and shows that date, 31 years off; it looks like Unix seconds (as such, \(ISODate.format(meant))): Swift's Date(from:) "
+            + "counts from 2001-01-01: send \(corrected.jsonText)"
     }
 
     /// Reads a `ClosedRange<Date>` or `Range<Date>` (`[lower, upper]`, or `{"start", "end"}`) and writes it in

@@ -12,11 +12,15 @@ struct DeclarationConverter {
     /// The caller's field (`content-state`), prefixed to warnings.
     let field: String
     private(set) var warnings: [DeclarationWarning] = []
+    /// The current time, for warnings that depend on it (a Codable date that looks like Unix seconds);
+    /// `nil`: no such warning. Never changes what decodes.
+    let now: Date?
 
     /// Most warnings kept for one value.
     static let maximumWarnings = 32
 
-    init(declaration: ActivityDeclaration, from source: ContentForm, to target: ContentForm, field: String) {
+    init(declaration: ActivityDeclaration, from source: ContentForm, to target: ContentForm, field: String, now: Date? = nil) {
+        self.now = now
         self.declaration = declaration
         self.source = source
         self.target = target

@@ -23,9 +23,10 @@ public protocol ActivityKind: Sendable {
     /// - Throws: ``ProtocolError`` naming the key path that does not decode.
     func attributes(fromCodable value: JSONValue, field: String) throws(ProtocolError) -> JSONValue
 
-    /// What the app's type would silently ignore in a Codable-form value (unknown keys, extra range
-    /// elements), one sentence each, for the push inspector; empty when nothing is ignored or the value does not decode.
-    func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String]
+    /// What the app's type would silently ignore or misread in a Codable-form value (unknown keys, extra range
+    /// elements, dates far off or, given `now`, that look like Unix seconds), one sentence each, for the push
+    /// answer and inspector; empty when nothing is wrong or the value does not decode.
+    func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String, now: Date?) -> [String]
 
     /// Validates and normalises the fixed attributes.
     /// - Parameters:
@@ -71,7 +72,12 @@ extension ActivityKind {
     }
 
     /// None: the built-in kinds do not report ignored keys.
-    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String] { [] }
+    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String, now: Date?) -> [String] { [] }
+
+    /// ``warnings(inCodable:as:field:now:)`` without the current time (no Unix-seconds date warning).
+    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String] {
+        warnings(inCodable: value, as: part, field: field, now: nil)
+    }
 
     /// Why an activity's stored attributes and state no longer validate under this kind (after its
     /// declaration changed), or `nil` when they do: `content.state.heartRate: required field is missing`.

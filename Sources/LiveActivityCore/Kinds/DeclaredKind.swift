@@ -113,8 +113,8 @@ public struct DeclaredKind: ActivityKind {
     }
 
     /// What the app would silently ignore in a Codable-form value (``ActivityKind/warnings(inCodable:as:field:)``).
-    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String) -> [String] {
-        ((try? declaration.decode(codable: value, as: part, field: field))?.warnings ?? []).map(\.description)
+    public func warnings(inCodable value: JSONValue, as part: DeclaredPart, field: String, now: Date?) -> [String] {
+        ((try? declaration.decode(codable: value, as: part, field: field, now: now))?.warnings ?? []).map(\.description)
     }
 
     // MARK: Countdown

@@ -42,7 +42,8 @@ extension ActivityCenter {
     /// - Throws: ``PushRejection`` when APNs itself would refuse the push (`BadDeviceToken`, 400, for a token
     ///   never issued; `Unregistered`, 410, with the time it stopped being valid, for a dismissed activity's), or its
     ///   `aps.stale-date` or `aps.dismissal-date` lies outside the ``DateWindow`` around `now` (`BadPayload`,
-    ///   400, naming the key); nothing has changed then.
+    ///   400, naming the key), or a start's `aps.attributes-type` is a Swift name two user kinds declare
+    ///   (`BadPayload`, 400, naming the candidate kinds; ``KindRegistry/match(pushType:)``); nothing has changed then.
     public mutating func applyPush(_ push: APNsPush, pushToken: String, pushToStartToken: String, now: Date,
                                    isChannelRegistered: (String) -> Bool = { _ in false },
                                    newID: () -> String) throws(PushRejection) -> PushOutcome {
@@ -53,6 +54,7 @@ extension ActivityCenter {
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "start pushes go to the push-to-start token (GET /api/push-to-start-token)")
             }
             try checkDates(push, now: now)
+            try checkAttributesTypeIsUnambiguous(push)
             if let future = futureTimestamp(push, now: now, nil) { return future }
             if let channel = push.inputPushChannel, !isChannelRegistered(channel) {
                 return dropped(.channelNotRegistered, "aps.input-push-channel \(channel) is not a registered channel "
@@ -73,7 +75,7 @@ extension ActivityCenter {
             if let future = futureTimestamp(push, now: now, activity) { return future }
             outcome = push.event == .update ? updateFromPush(push, activity, now: now) : endFromPush(push, activity, now: now)
         }
-        outcome.warnings = ignoredKeys(push, activityId: outcome.activityId)
+        outcome.warnings = ignoredKeys(push, activityId: outcome.activityId, now: now)
         if outcome.verdict == .applied {
             outcome.events += advance(to: now)
             if push.event != .end, let stale = push.staleDate, stale <= now {
@@ -139,7 +141,7 @@ extension ActivityCenter {
             outcome.events = []
             // The same payload against the same kind says the same: decode it once per kind, not per subscriber.
             if warningsByKind[activity.attributesType] == nil {
-                warningsByKind[activity.attributesType] = ignoredKeys(push, activityId: activity.id)
+                warningsByKind[activity.attributesType] = ignoredKeys(push, activityId: activity.id, now: now)
             }
             outcome.warnings = warningsByKind[activity.attributesType] ?? []
             outcomes.append(outcome)
@@ -199,9 +201,23 @@ extension ActivityCenter {
         return nil
     }
 
+    /// Refuses a start whose `attributes-type` is a Swift name two or more user kinds declare: which app
+    /// the backend means cannot be told, and routing it to either would silently drop it for the other.
+    /// - Throws: ``PushRejection`` 400 `BadPayload` on `aps.attributes-type`, naming the candidate kinds and
+    ///   telling the backend to send the kind's wire name.
+    private func checkAttributesTypeIsUnambiguous(_ push: APNsPush) throws(PushRejection) {
+        guard let name = push.attributesType, case .ambiguous(let candidates) = kinds.match(pushType: name) else { return }
+        let listed = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
+        throw PushRejection(status: 400, reason: "BadPayload",
+                            detail: "aps.attributes-type \"\(name.prefix(64))\" is ambiguous: the kinds \(listed) all declare that struct; "
+                                + "send the kind's wire name as attributes-type (\(candidates.map { "\"\($0)\"" }.joined(separator: " or ")))",
+                            field: "aps.attributes-type")
+    }
+
     /// What the app would ignore in the push's `content-state` and `attributes`, by the kind of the
-    /// activity addressed or started (or named by `attributes-type`).
-    private func ignoredKeys(_ push: APNsPush, activityId: String?) -> [String] {
+    /// activity addressed or started (or named by `attributes-type`), and the dates it would misread
+    /// (Unix seconds where Swift counts from 2001, judged against `now`).
+    private func ignoredKeys(_ push: APNsPush, activityId: String?, now: Date) -> [String] {
         let kind: (any ActivityKind)?
         if let activityId, let activity = activities[activityId] {
             kind = try? self.kind(of: activity)
@@ -210,9 +226,9 @@ extension ActivityCenter {
         }
         guard let kind else { return [] }
         var warnings: [String] = []
-        if let state = push.contentState { warnings += kind.warnings(inCodable: state, as: .contentState, field: "aps.content-state") }
+        if let state = push.contentState { warnings += kind.warnings(inCodable: state, as: .contentState, field: "aps.content-state", now: now) }
         if push.event == .start, let attributes = push.attributes {
-            warnings += kind.warnings(inCodable: attributes, as: .attributes, field: "aps.attributes")
+            warnings += kind.warnings(inCodable: attributes, as: .attributes, field: "aps.attributes", now: now)
         }
         return warnings
     }

@@ -105,15 +105,35 @@ public enum DateLens {
             return
         }
         let other: Epoch = entry.expects == .unix ? .reference : .unix
-        let otherDate = date(number, other)
-        let offBy = abs(expected.timeIntervalSince(now))
-        let otherOffBy = abs(otherDate.timeIntervalSince(now))
-        if offBy > 15 * year, otherOffBy < offBy / 4 {
+        if let otherDate = wrongEpoch(number, expects: entry.expects, now: now) {
             let meant = other == .unix ? "Unix seconds" : "seconds since 2001-01-01"
             let read = entry.expects == .unix ? "Unix seconds" : "seconds since 2001-01-01 (Swift's default Date coding)"
             entry.warnings.append("\(path) = \(show(number)) looks like \(meant): read as \(read) it is \(ISODate.format(expected)), "
                                   + "\(Int((abs(expected.timeIntervalSince(otherDate)) / year).rounded())) years off; as \(meant) it would be \(ISODate.format(otherDate))")
         }
+    }
+
+    /// The instant `number` gives in the other epoch (Unix seconds for `.reference`, and back), when it looks
+    /// meant that way: read as `expects` it lands more than 15 years from `now`, and read the other way at
+    /// least four times nearer. `nil` otherwise (and for `.iso`). The one rule of "wrong epoch" (31 years off).
+    static func wrongEpoch(_ number: Double, expects: Epoch, now: Date) -> Date? {
+        guard expects != .iso, number.isFinite else { return nil }
+        let other: Epoch = expects == .unix ? .reference : .unix
+        let offBy = abs(date(number, expects).timeIntervalSince(now))
+        let otherDate = date(number, other)
+        return offBy > 15 * year && abs(otherDate.timeIntervalSince(now)) < offBy / 4 ? otherDate : nil
+    }
+
+    /// For a Codable `Date` (seconds since 2001-01-01): the instant it gives as Unix seconds when it is
+    /// surely Unix seconds sent by mistake — ``wrongEpoch(_:expects:now:)``, and read as sent it lands more
+    /// than 20 years from `now` while as Unix seconds it lands within a year of `now`. The push answer's
+    /// warning (``ActivityDeclaration/decode(codable:as:field:now:)``) uses this stricter form: a real date
+    /// decades away is never flagged.
+    public static func unixSecondsSentAsReference(_ number: Double, now: Date) -> Date? {
+        guard abs(number) < millisecondThreshold, let meant = wrongEpoch(number, expects: .reference, now: now),
+              abs(meant.timeIntervalSince(now)) <= year,
+              abs(date(number, .reference).timeIntervalSince(now)) > 20 * year else { return nil }
+        return meant
     }
 
     /// The instant `number` gives in `epoch`.

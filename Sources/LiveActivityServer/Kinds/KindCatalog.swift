@@ -23,7 +23,30 @@ struct KindCatalog: Sendable {
             folders[kind.attributesType] = folder
             kept.append(kind.attributesType)
         }
-        return (KindCatalog(registry: KindRegistry(KindLoader.inListingOrder(kinds)), folders: folders), kept)
+        let builtIn = registry.builtInNames.union(previous.registry.builtInNames.intersection(kept))
+        return (KindCatalog(registry: KindRegistry(KindLoader.inListingOrder(kinds), builtIn: builtIn), folders: folders), kept)
+    }
+
+    /// One warning per Swift name several kinds declare (``KindRegistry/swiftNameClashes``), naming the
+    /// folders: a user kind taking it from a built-in one, or user kinds between which it is ambiguous (a push
+    /// naming only it is refused). Logged at load and reload; `kinds check` prints the same sentences.
+    var nameWarnings: [String] {
+        Self.warnings(for: registry.swiftNameClashes) { name in folders[name]?.path }
+    }
+
+    /// The sentences of ``nameWarnings`` for `clashes`, with `path` giving each kind's folder.
+    static func warnings(for clashes: [KindRegistry.SwiftNameClash], path: (String) -> String?) -> [String] {
+        func named(_ name: String) -> String { "'\(name)'" + (path(name).map { " (\($0))" } ?? "") }
+        return clashes.map { clash in
+            if let winner = clash.winner {
+                let others = clash.others.map { "'\($0)'" }.joined(separator: ", ")
+                return "kind \(named(winner)) takes attributes-type \(clash.swiftName) from the built-in kind\(clash.others.count == 1 ? "" : "s") "
+                    + "\(others); the built-in is still reachable by its name \(others)"
+            }
+            return "attributes-type \(clash.swiftName) is ambiguous: the kinds \(clash.others.map(named).joined(separator: " and ")) all declare it; "
+                + "a push naming only \(clash.swiftName) is refused (400 BadPayload): send the kind's wire name "
+                + "(\(clash.others.map { "\"\($0)\"" }.joined(separator: " or "))) as attributes-type, or give one struct another name"
+        }
     }
 
     /// `GET /kinds`'s body: `{"kinds": [{name, label, swiftNames, countdown, durationShortcut, title, image,

@@ -11,12 +11,17 @@ public struct KindCheck: Sendable {
     public var kinds: [(name: String, path: String)]
     /// One `file:line: message` per problem, in folder order (an empty list: every folder reads).
     public var problems: [String]
+    /// Warnings that do not stop a kind from loading: a Swift struct name two folders declare, so that a push
+    /// naming only it is refused as ambiguous (``KindRegistry/swiftNameClashes``). `kinds check` prints them
+    /// on standard error and still exits 0.
+    public var warnings: [String] = []
 
     /// Checks every kind folder of `directory`.
     /// - Parameter directory: a folder of kind folders (`Kinds/`, or what `serve --kinds` is given).
     /// - Returns: the kinds that read and the problems; a missing or unreadable `directory` is one problem.
     public static func check(_ directory: URL) -> KindCheck {
         var result = KindCheck(kinds: [], problems: [])
+        var read: [any ActivityKind] = []
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             result.problems.append("\(directory.path): not a folder of kind folders")
@@ -40,10 +45,14 @@ public struct KindCheck: Sendable {
                     }
                 }
                 if fine { result.kinds.append((kind.attributesType, folder.path)) }
+                read.append(kind)
             } catch {
                 result.problems.append(error.description)
             }
         }
+        // The folders of one directory are all user kinds (as `serve --kinds` loads them).
+        let paths = Dictionary(result.kinds.map { ($0.name, $0.path) }, uniquingKeysWith: { first, _ in first })
+        result.warnings = KindCatalog.warnings(for: KindRegistry(read).swiftNameClashes) { paths[$0] }
         if result.kinds.isEmpty, result.problems.isEmpty {
             // Checking nothing is not a pass: an empty folder, or a kind folder given instead of its parent.
             let isKindFolder = ["Attributes.swift", "kind.json"].contains { names.contains($0) }

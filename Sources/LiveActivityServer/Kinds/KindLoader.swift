@@ -24,14 +24,16 @@ enum KindLoader {
     }
 
     /// Loads every kind folder of `directories`, in order (a later folder with an existing kind's name is
-    /// skipped with an error).
+    /// skipped with an error). The first directory holds the built-in kinds (``ServerConfiguration/allKindsDirectories``):
+    /// a kind from a later one (`serve --kinds`) takes a Swift name from them (``KindRegistry/match(pushType:)``).
     /// - Returns: the catalog, one ``KindFolderError`` per folder skipped, and the paths of the folders that
     ///   failed to read (not those skipped for a name already loaded).
     static func load(_ directories: [URL]) -> (catalog: KindCatalog, errors: [KindFolderError], failed: Set<String>) {
         var folders: [KindFolder] = []
         var errors: [KindFolderError] = []
         var failed = Set<String>()
-        for directory in directories {
+        var builtInPaths = Set<String>()
+        for (index, directory) in directories.enumerated() {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             for name in names.sorted() where !name.hasPrefix(".") {
                 let folder = directory.appendingPathComponent(name)
@@ -39,17 +41,20 @@ enum KindLoader {
                 guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
                 do throws(KindFolderError) {
                     folders.append(try read(folder, name: name))
+                    if index == 0 { builtInPaths.insert(folder.path) }
                 } catch {
                     errors.append(error)
                     failed.insert(folder.path)
                 }
             }
         }
-        return (catalog(from: folders, errors: &errors, failed: &failed), errors, failed)
+        return (catalog(from: folders, builtIn: builtInPaths, errors: &errors, failed: &failed), errors, failed)
     }
 
     /// The catalog of `folders`: the built-in kinds first (with their folder's metadata when there is one).
-    static func catalog(from folders: [KindFolder], errors: inout [KindFolderError], failed: inout Set<String>) -> KindCatalog {
+    /// - Parameter builtIn: the paths of the folders read from the built-in `Kinds/` directory.
+    static func catalog(from folders: [KindFolder], builtIn: Set<String> = [], errors: inout [KindFolderError],
+                        failed: inout Set<String>) -> KindCatalog {
         var kinds: [any ActivityKind] = []
         var byName: [String: KindFolder] = [:]
         for folder in folders {
@@ -68,7 +73,8 @@ enum KindLoader {
             byName[kind.attributesType] = folder
             kinds.append(kind)
         }
-        return KindCatalog(registry: KindRegistry(inListingOrder(kinds)), folders: byName)
+        let builtInNames = Set(byName.filter { builtIn.contains($0.value.path) }.keys)
+        return KindCatalog(registry: KindRegistry(inListingOrder(kinds), builtIn: builtInNames), folders: byName)
     }
 
     /// Reads one folder's files.
