@@ -152,3 +152,14 @@ def test_a_marked_activity_shows_its_reason_on_the_dashboard(srv, browser):
     badge = lambda: browser.execute_script("return getComputedStyle(arguments[0], '::before').content", row)
     wait_for("the mark above the card", lambda: "Marked: content.state.courierPhone" in (badge() or ""), timeout=15)
     assert not [b for b in row.find_elements(By.CSS_SELECTOR, "button.control") if b.is_displayed()]
+
+
+def test_two_kinds_with_one_label_are_told_apart_in_the_switch(srv, browser):
+    """A user folder declaring `WorkoutAttributes` (label "Workout", as the built-in's) shows as "Workout
+    (my-workout)" beside "Workout (workout)", not as two "Workout" tabs. From the new-user trial."""
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    folder = srv.kinds_dir / "my-workout"
+    folder.mkdir()
+    (folder / "Attributes.swift").write_text(NO_COUNTDOWN.replace("StockTickerAttributes", "WorkoutAttributes"))
+    wait_for("both workouts told apart", lambda: {"Workout (workout)", "Workout (my-workout)"} <= set(kind_buttons(browser)), timeout=15)

@@ -125,10 +125,13 @@ export class EmojiKind {
       setAttr(b, "aria-pressed", "false");
       this._types.append(b);
     }
+    const labelOf = (kind) => (typeof kind.label === "string" ? kind.label : kind.name);
+    // Two kinds with one label (a user's WorkoutAttributes beside the built-in workout): each says its name too.
+    const shared = new Set(kinds.filter(Boolean).map(labelOf).filter((label, i, all) => all.indexOf(label) !== i));
     for (const b of qsa("button[data-kind]", this._types)) {
       const kind = kinds.find((k) => k?.name === b.dataset.kind);
       b.hidden = !kind;
-      if (kind) setText(b, typeof kind.label === "string" ? kind.label : kind.name);
+      if (kind) setText(b, shared.has(labelOf(kind)) ? `${labelOf(kind)} (${kind.name})` : labelOf(kind));
     }
     if (qs(`button[data-kind="${CSS.escape(this.$form.dataset.kind ?? "")}"]`, this._types)?.hidden) this._select("workout");
   }
