@@ -163,3 +163,16 @@ def test_two_kinds_with_one_label_are_told_apart_in_the_switch(srv, browser):
     folder.mkdir()
     (folder / "Attributes.swift").write_text(NO_COUNTDOWN.replace("StockTickerAttributes", "WorkoutAttributes"))
     wait_for("both workouts told apart", lambda: {"Workout (workout)", "Workout (my-workout)"} <= set(kind_buttons(browser)), timeout=15)
+
+
+def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
+    """START's field for a required `UUID` (an identifier nobody types by hand) starts with a fresh one, editable.
+    From the new-user trial (it started empty, with no way to make one)."""
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / "ride")
+    wait_for("the ride in the switch", lambda: "Ride" in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="ride"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+    value = fields.find_element(By.CSS_SELECTOR, 'input[name="rideId"]').get_attribute("value")
+    assert re.fullmatch(r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}", value), value

@@ -146,6 +146,8 @@ export class SchemaForm {
         label += " (JSON)";
       } else {
         input.type = "text";
+        // A UUID nobody types by hand: a fresh one to start with (editable).
+        if (shape.schema.format === "uuid" && !shape.optional && globalThis.crypto?.randomUUID) input.value = crypto.randomUUID().toUpperCase();
       }
     }
     input.id = id;
