@@ -14,8 +14,8 @@ Tests/artifacts/server-logs/<test>.log. Teardown sends SIGTERM and asserts exit 
 Tests that drive a browser (the fixtures `browser`, `browser_without_scripts`, `engine`, or marked
 `@pytest.mark.browser`) are marked `browser`: under the sanitizers (`LIVEACTIVITY_SANITIZER`, set by
 Tests/sanitizers.sh) they are left out, since what they add is the page's behaviour, not server code paths
-the protocol tests miss, and they cost much of the sanitizer runs' time. Under ThreadSanitizer the modules in
-`SINGLE_THREADED_CONCERNS` are left out too (see there).
+the protocol tests miss, and they cost much of the sanitizer runs' time. The modules in `PURE_LOGIC` are left
+out under both sanitizers, and those in `SINGLE_THREADED_CONCERNS` under ThreadSanitizer (see there).
 
 `LIVEACTIVITY_BIN` overrides the binary (default: <repo>/.build/debug/liveactivity);
 `LIVEACTIVITY_TEST_VERBOSE=1` adds `--verbose` so the saved logs show every connection and event.
@@ -34,13 +34,17 @@ from support import (ARTIFACTS, DEFAULT_BIN, DEFAULT_PUBLIC, LISTENING_RE, REPO_
 
 
 BROWSER_FIXTURES = {"browser", "browser_without_scripts", "engine"}
-# Left out under ThreadSanitizer only (AddressSanitizer runs them): modules whose subject is the service thread's
-# own logic (protocol edge cases, lifecycle rules, parsing, rendering, deploy files), which every other module's
-# servers run too; TSan can only find races between threads, and the modules it keeps drive each thread the
-# server has (store writer and reader, log writers, thumbnail workers, the HTTP/2 listener, the kind folder
-# watcher, the cluster feed).
-SINGLE_THREADED_CONCERNS = {"test_hostile", "test_lifecycle", "test_schemas", "test_kinds", "test_examples", "test_deploy",
-                            "test_render", "test_face", "test_face_ride", "test_http_status", "test_bidi", "test_declared_shapes", "test_cli"}
+# Left out under both sanitizers: modules whose subject is pure Swift logic on the service thread (lifecycle
+# rules, parsing, schemas, kinds and their rendering, deploy files), which no unsafe pointer code or second
+# thread of theirs reaches beyond what every other module's servers run. The sanitizers can only find memory
+# errors (the lws, SQLite, Redis, OpenSSL, nghttp2, zlib and image bindings) and races between threads.
+PURE_LOGIC = {"test_lifecycle", "test_schemas", "test_kinds", "test_examples", "test_deploy", "test_render", "test_face",
+              "test_face_ride", "test_bidi", "test_declared_shapes"}
+# Left out under ThreadSanitizer only (AddressSanitizer runs them: they drive lws's framing and the client's
+# lws code): the protocol's edge cases and the script client, single-threaded concerns; the modules TSan keeps
+# drive each thread the server has (store writer and reader, log writers, thumbnail workers, the HTTP/2
+# listener, the kind folder watcher, the cluster feed).
+SINGLE_THREADED_CONCERNS = PURE_LOGIC | {"test_hostile", "test_http_status", "test_cli"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,7 +63,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def left_out(item: pytest.Item) -> bool:
         if item.get_closest_marker("browser") is not None:
             return True
-        return sanitizer == "thread" and item.module.__name__ in SINGLE_THREADED_CONCERNS
+        return item.module.__name__ in (SINGLE_THREADED_CONCERNS if sanitizer == "thread" else PURE_LOGIC)
 
     kept = [item for item in items if not left_out(item)]
     dropped = [item for item in items if left_out(item)]
