@@ -26,7 +26,7 @@ from test_page import (  # noqa: F401  (browser is a fixture)
     status_state, wait_for,
 )
 from test_page_controls import RecordingProxy
-from wsclient import connect, recv_json, recv_until, request, run
+from wsclient import connect, recv_json, recv_until, request, run, send_json
 
 INTERVAL = 1  # --heartbeat-seconds in these tests
 
@@ -350,6 +350,19 @@ def test_the_first_messages_carry_the_heartbeat_interval(start_server):
         async with connect(srv.ws_url + f"?token=first-interval-token&since={snapshot['sequence']}") as raw:
             caught_up = await recv_until(checked(raw), lambda m: m["type"] == "caughtUp")
             assert caught_up["heartbeatSeconds"] == FIRST_INTERVAL, caught_up
+        # A resume with events to replay (read off the loop, answered in a reserved place) and a reset say it too.
+        async with connect(srv.ws_url + "?token=first-interval-token") as raw:
+            ws = checked(raw)
+            await recv_json(ws)
+            started = await request(ws, {"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                                         "durationSeconds": 600})
+            assert started["type"] == "ack", started
+            await send_json(ws, {"type": "catchUp", "requestId": "c", "since": snapshot["sequence"]})
+            caught_up = await recv_until(ws, lambda m: m.get("requestId") == "c")
+            assert caught_up["type"] == "caughtUp" and caught_up["heartbeatSeconds"] == FIRST_INTERVAL, caught_up
+            await send_json(ws, {"type": "catchUp", "requestId": "r", "since": 0, "log": "another-log"})
+            reset = await recv_until(ws, lambda m: m.get("requestId") == "r")
+            assert reset.get("reset") is True and reset["heartbeatSeconds"] == FIRST_INTERVAL, reset
     run(body())
 
 

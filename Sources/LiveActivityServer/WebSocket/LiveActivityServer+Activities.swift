@@ -242,13 +242,11 @@ extension LiveActivityServer {
             let frames: [Frame]
             switch read {
             case .replay(let events):
-                frames = events + [Frame(caughtUp.encoded())]
+                frames = events + [frame(for: caughtUp)]
             case .reset:
-                frames = [Frame(resetSnapshot().encoded())]
+                frames = [frame(for: resetSnapshot())]
             case .failed(let error):
-                let refusal = storageUnavailable(error)
-                metrics.errors[refusal.code.rawValue, default: 0] += 1
-                frames = [Frame(ServerMessage.error(requestId: requestId, refusal).encoded())]
+                frames = [frame(for: .error(requestId: requestId, storageUnavailable(error)))]
             }
             perform(hub.fill(reservation, with: frames))
         }
@@ -263,15 +261,12 @@ extension LiveActivityServer {
                 .map { Frame(ServerMessage.history(requestId: requestId, entries: $0).encoded()) }
                 .mapError { StoreReadError($0) }
         }) { [self] result in
-            let frame: Frame
+            let answer: Frame
             switch result {
-            case .success(let history): frame = history
-            case .failure(let error):
-                let refusal = storageUnavailable(error)
-                metrics.errors[refusal.code.rawValue, default: 0] += 1
-                frame = Frame(ServerMessage.error(requestId: requestId, refusal).encoded())
+            case .success(let history): answer = history
+            case .failure(let error): answer = frame(for: .error(requestId: requestId, storageUnavailable(error)))
             }
-            perform(hub.fill(reservation, with: [frame]))
+            perform(hub.fill(reservation, with: [answer]))
         }
     }
 

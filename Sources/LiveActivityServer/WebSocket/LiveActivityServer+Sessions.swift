@@ -170,8 +170,15 @@ extension LiveActivityServer {
 
     /// Queues one message for one client (a `snapshot`, `caughtUp` or `hello` with the heartbeat interval).
     func send(_ message: ServerMessage, to session: Session) {
+        enqueue(frame(for: message), to: session)
+    }
+
+    /// One reply as the wire carries it, whether queued now (``send(_:to:)``) or put in a reserved place
+    /// (``Hub/fill(_:with:)``): `heartbeatSeconds` in `snapshot`, `caughtUp` and `hello`, and an error counted
+    /// for `/metrics`.
+    func frame(for message: ServerMessage) -> Frame {
         if case .error(_, let error) = message { metrics.errors[error.code.rawValue, default: 0] += 1 }
-        enqueue(Frame(message.encoded(heartbeatSeconds: configuration.heartbeatSeconds)), to: session)
+        return Frame(message.encoded(heartbeatSeconds: configuration.heartbeatSeconds))
     }
 
     /// Queues a frame for one client, in order with the broadcast. A client that would then lag by more than
