@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "Tests" / "integration"))
-from test_reads_off_loop import read_over_and_over  # noqa: E402
+from test_reads_off_loop import fill_log, read_over_and_over  # noqa: E402
 from wsclient import connect, recv_json, send_json  # noqa: E402
 
 
@@ -44,17 +44,7 @@ async def fill(url: str, count: int) -> tuple[str, str]:
     async with connect(url, max_size=1 << 26) as ws:
         await recv_json(ws)
         big = await started(ws, "big", 120)
-        sent = 0
-        while sent < count:
-            batch = min(500, count - sent)
-            for i in range(batch):
-                await send_json(ws, {"type": "update", "requestId": f"f{sent + i}", "activityId": big,
-                                     "durationSeconds": 3600 + sent + i})
-            acks = 0
-            while acks < batch:
-                m = await recv_json(ws, timeout=60)
-                acks += m["type"] == "ack"
-            sent += batch
+        await fill_log(ws, big, count)
         watched = await started(ws, "watched", 120)
         return big, watched
 

@@ -95,7 +95,7 @@ def read_over_and_over(url: str, ws_url: str, big: str, last: int, stop, results
                 reads["http"] += 1
 
     async def all_readers():
-        tasks = [asyncio.create_task(resumer(since)) for since in (1, last - LOG_EVENTS // 2)]
+        tasks = [asyncio.create_task(resumer(since)) for since in (1, max(1, last - LOG_EVENTS // 2))]
         http_task = asyncio.create_task(asyncio.to_thread(http_reader))
         results.put("reading")
         await asyncio.gather(*tasks, http_task)
