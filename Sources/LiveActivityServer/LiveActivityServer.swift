@@ -77,14 +77,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     let metrics = ServerMetrics()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
     let deflate = Deflate()
-    /// Share links, live and recently ended (see Shares/ShareLinks.swift).
-    let shareLinks: ShareLinks
-    /// What share links see of the server (Shares/LiveActivityServer+Shares.swift), made once.
-    lazy var shareLinksContext: ShareLinks.Context = makeShareLinksContext()
     /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
     let providerAuthority: ProviderAuthority
-    /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).
-    var channels: ChannelRegistry
     /// The APNs listener (HTTP/2, `--apns-port`), while it runs; started by ``start()``, stopped by the
     /// service thread at shutdown. {lock}
     let apnsListener = Locked<HTTP2Listener?>(nil)
@@ -97,8 +91,6 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
     /// set while the service thread runs.
     var http: HTTPAdapter?
-    /// The APNs listener's route table, made on the service thread at its first request.
-    var apnsRouter: Router?
     var nextSessionID: UInt64 = 1
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
@@ -106,18 +98,34 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// (``ServiceTiming``, performed by WebSocket/LiveActivityServer+Activities.swift). Service thread only.
     var timing: ServiceTiming
     var shuttingDown = false
-    /// The push inspector's records and watchers (see Inspector/).
-    let inspector = Inspector()
-    /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:templates:)``.
-    /// Service thread only once the server runs.
-    private(set) var kindCatalog: KindCatalog
-    /// The catalog's templates, parsed when it was loaded (a kind whose template fails to parse is drawn with
-    /// the default layout). Service thread only once the server runs.
-    private(set) var kindTemplates: KindTemplates
     /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
     let kindWatcher = Locked<KindFolderWatcher?>(nil)
-    /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
-    lazy var thumbnails: ThumbnailService? = makeThumbnailService()
+
+    // MARK: Features (built by makeFeatures() at the end of init; see Features/)
+
+    /// APNs's APIs: pushes, channels and broadcasts (Push/).
+    private(set) var push: Push!
+    /// Share links (Shares/).
+    private(set) var shares: Shares!
+    /// The push inspector (Inspector/).
+    private(set) var inspector: InspectorFeature!
+    /// Kinds, templates and renderings (Rendering/).
+    private(set) var renderings: RenderingsFeature!
+    /// Thumbnails of activities' images (Images/).
+    private(set) var thumbnails: Thumbnails!
+    /// Other instances' events (Cluster/).
+    private(set) var replication: Replication!
+    /// Every feature, in the order they register their routes.
+    private(set) var features: [any ServerFeature] = []
+    /// Told of every committed change, after the sessions broadcast it, in this order.
+    private(set) var changeObservers: [any ChangeObserver] = []
+    /// Told of every answered request (the inspector).
+    private(set) var requestObservers: [any RequestObserver] = []
+    /// The route tables and the WebSocket command table the features filled (``makeRouter()``, when the
+    /// service loop starts). Service thread only.
+    private(set) var tables = FeatureTables()
+    /// The activity kinds and their folders (Kinds/), as the renderings feature holds them.
+    var kindCatalog: KindCatalog { renderings.catalog }
 
     /// Creates a server; nothing listens until ``start()``.
     /// - Parameters:
@@ -145,14 +153,13 @@ public final class LiveActivityServer: @unchecked Sendable {
         }
         for warning in catalog.nameWarnings { logger.warning("kind names", ["warning": warning]) }
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
-        kindCatalog = catalog
-        kindTemplates = Self.parseTemplates(catalog, logger: logger)
+        let templates = RenderingsFeature.parseTemplates(catalog, logger: logger)
         store.useKinds(catalog.registry)
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
-        shareLinks = ShareLinks(shares: try store.shares())
-        channels = ChannelRegistry(try store.channels())
+        let shares = try store.shares()
+        let channels = ChannelRegistry(try store.channels())
         providerAuthority = ProviderAuthority(access: configuration.access, key: try configuration.apns.keyPath.map { try ES256Key(file: $0) })
         let serviceThread = self.serviceThread
         let onServiceThread: @Sendable () -> Bool = {
@@ -166,8 +173,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
         connectStoreWriter()
         connectStoreReader()
-        // The inspector's diffs start from the stored contents (never from a read of the event log).
-        for activity in activities { inspector.contents[activity.id] = activity.content.jsonValue }
+        makeFeatures(shares: shares, channels: channels, activities: activities, catalog: catalog, templates: templates)
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
@@ -179,11 +185,11 @@ public final class LiveActivityServer: @unchecked Sendable {
         for error in errors {
             logger.error("kind folder skipped", ["error": error.description])
         }
-        let templates = Self.parseTemplates(catalog, logger: logger)
+        let templates = RenderingsFeature.parseTemplates(catalog, logger: logger)
         perform { server in
             let (merged, kept) = catalog.keeping(server.kindCatalog, whereFolderFailed: failed)
             // Kept kinds' templates are parsed again with the rest (a few small files, and only when one was kept).
-            server.replaceKinds(merged, templates: kept.isEmpty ? templates : Self.parseTemplates(merged, logger: server.logger))
+            server.replaceKinds(merged, templates: kept.isEmpty ? templates : RenderingsFeature.parseTemplates(merged, logger: server.logger))
             for warning in merged.nameWarnings { server.logger.warning("kind names", ["warning": warning]) }
             var fields = ["kinds": merged.registry.names.joined(separator: ",")]
             if !kept.isEmpty { fields["kept"] = kept.joined(separator: ",") }
@@ -197,9 +203,8 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// snapshot (as after a store reload). Service thread only.
     func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
         let marksBefore = center.activities.mapValues(\.kindProblem)
-        kindCatalog = catalog
         store.useKinds(catalog.registry)
-        kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
+        renderings.replaceKinds(catalog, templates: templates)
         pipeline.replaceKinds(catalog.registry)
         // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).
         storeStage.told?.replaceKinds(catalog.registry)
@@ -251,8 +256,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
     /// the HTTP/2 thread. Service thread only.
     func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        if apnsRouter == nil { apnsRouter = makeAPNsRouter() }
-        apnsRouter!.dispatch(request, HTTPResponder { response in reply(response) })
+        tables.apnsRoutes.dispatch(request, HTTPResponder { response in reply(response) })
     }
 
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
@@ -283,4 +287,133 @@ public final class LiveActivityServer: @unchecked Sendable {
         serviceThreadHandle.withLock { $0 }?.join()
         apnsListener.withLock { $0 }?.waitUntilStopped()
     }
+
+    // MARK: Features
+
+    /// Builds the features, each with only what it needs (closures called on the service thread unless they
+    /// say otherwise), and the observers of committed changes and answered requests. Called once, at the end
+    /// of `init`.
+    private func makeFeatures(shares storedShares: [Share], channels: ChannelRegistry, activities: [Activity],
+                              catalog: KindCatalog, templates: KindTemplates) {
+        let proposer = ChangeProposer { [unowned self] now, body, completion in change(at: now, body, completion: completion) }
+        let hop: ServiceThreadHop = { [unowned self] job in perform { _ in job() } }
+        let now: () -> Date = { [unowned self] in clock() }
+        let readAPI = ReadRoutes(context: ReadAPI.Context(
+            now: now,
+            access: configuration.access,
+            center: { [unowned self] in center },
+            connectionCount: { [unowned self] in hub.sessions.count },
+            metrics: { [unowned self] in
+                let connections = Dictionary(grouping: hub.sessions.values, by: \.role).mapValues(\.count)
+                let activities = Dictionary(grouping: center.activities.values, by: \.activityState).mapValues(\.count)
+                return metrics.exposition(connections: connections, activities: activities)
+            },
+            pushToStartToken: pushToStartToken,
+            history: { [unowned self] limit, before, beforeId, then in
+                storeReader.read({ store in
+                    Result { try store.history(limit: limit, before: before, beforeId: beforeId) }
+                        .map { ServerMessage.history(requestId: nil, entries: $0).encoded() }
+                        .mapError { StoreReadError($0) }
+                }, then: then)
+            },
+            storageUnavailable: { [unowned self] error in storageUnavailable(error) },
+            logger: logger))
+        push = Push(channels: channels, context: Push.Context(
+            authority: providerAuthority,
+            now: now,
+            pushToStartToken: pushToStartToken,
+            change: proposer,
+            recordChannel: { [unowned self] change, done in
+                let box = ServiceThreadBox(value: done)
+                let synchronous = storeWriter.isSynchronous
+                storeWriter.change(change) { error in
+                    let failed = error.map { ServiceThreadBox(value: $0) }
+                    if synchronous { box.value(failed?.value) } else { hop { box.value(failed?.value) } }
+                }
+            },
+            storageUnavailable: { [unowned self] error in storageUnavailable(error) },
+            pushAnswered: { [unowned self] answered in for observer in requestObservers { observer.pushAnswered(answered) } },
+            sendIfOpen: { [unowned self] message, session in sendIfOpen(message, to: session) }))
+        inspector = InspectorFeature(activities: activities, context: InspectorFeature.Context(
+            now: now,
+            center: { [unowned self] in center },
+            access: configuration.access,
+            publicDirectory: configuration.publicDirectory,
+            budget: configuration.budget,
+            maximumLiveActivities: configuration.maximumLiveActivities,
+            openSession: { [unowned self] id in hub.sessions[id].flatMap { $0.closing == nil ? $0 : nil } },
+            enqueue: { [unowned self] frame, session in enqueue(frame, to: session) },
+            send: { [unowned self] message, session in send(message, to: session) },
+            readEvents: { [unowned self] body, then in storeReader.read(body, then: then) },
+            offLoop: { [unowned self] body, then in storeReader.offLoop(body, then: then) }))
+        thumbnails = Thumbnails(context: Thumbnails.Context(
+            settings: configuration.images, now: now, center: { [unowned self] in center }, change: proposer,
+            onServiceThread: hop, logger: logger))
+        renderings = RenderingsFeature(catalog: catalog, templates: templates, context: RenderingsFeature.Context(
+            publicDirectory: configuration.publicDirectory,
+            routes: Renderings.Context(
+                now: now,
+                access: configuration.access,
+                activity: { [unowned self] id in center.activities[id] },
+                recentHistory: { [unowned self] then in
+                    storeReader.read({ store in (try? store.history(limit: 500, before: nil)) ?? [] }, then: then)
+                },
+                activityAsOf: { [unowned self] id, instant, then in inspector.activity(id, asOf: instant, then: then) },
+                newNonce: { Digest.randomToken(bytes: 18) }),
+            thumbnailCache: { [unowned self] in thumbnails.cache },
+            logger: logger))
+        shares = Shares(shares: storedShares, context: Shares.Context(
+            links: ShareLinks.Context(
+                now: now,
+                access: configuration.access,
+                activity: { [unowned self] id in center.activities[id] },
+                keep: { [unowned self] share, done in keep(share, completion: done) },
+                saveEnded: { [unowned self] share in storeWriter.save([share]) },
+                viewers: { [unowned self] shareId in hub.sessions.values.count { $0.shareId == shareId } },
+                closeViewers: { [unowned self] shareId, reason in
+                    for session in hub.sessions.values where session.shareId == shareId {
+                        closeSoon(session, .policyViolation, reason, keepingQueued: true)
+                    }
+                },
+                storageUnavailable: { [unowned self] error in storageUnavailable(error) },
+                logger: logger),
+            send: { [unowned self] message, session in send(message, to: session) },
+            sendIfOpen: { [unowned self] message, session in sendIfOpen(message, to: session) },
+            sharePage: { [unowned self] activity, token, request in renderings.sharePage(activity, token: token, request: request) }))
+        replication = Replication(context: Replication.Context(
+            store: store as? any ReplicatedStore,
+            sequence: { [unowned self] in center.sequence },
+            relay: { [storeWriter] job in storeWriter.relay { hop(job) } },
+            receive: { [unowned self] events in carryOut(pipeline.receive(replicated: events, now: Date())) },
+            catchUp: { [unowned self] in carryOut(pipeline.catchUp()) }))
+        features = [readAPI, push, renderings, shares, inspector, thumbnails, replication]
+        changeObservers = [shares, thumbnails, inspector]
+        requestObservers = [inspector]
+    }
+
+    /// Fills the feature tables (routes, APNs routes, commands) and returns the main port's route table. Called
+    /// once, on the service thread, when the service loop starts (before the first request is read).
+    func makeRouter() -> Router {
+        var tables = FeatureTables()
+        for feature in features { feature.register(in: &tables) }
+        self.tables = tables
+        return tables.routes
+    }
+
+    /// Keeps a new share through the change pipeline: judged on the speculative state (its activity may
+    /// still wait for the store), kept by the store thread in turn with the changes before it.
+    private func keep(_ share: Share, completion: @escaping (ProtocolError?) -> Void) {
+        carryOut(pipeline.propose({ center in
+            guard center.activities[share.activityId] != nil else {
+                throw ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(share.activityId.prefix(128))\"")
+            }
+            return ChangePipeline.Verdict(shares: [share], onCommit: { completion(nil) })
+        }, now: Date(), onFailure: { [self] error in completion(error as? ProtocolError ?? storageUnavailable(error)) }))
+    }
+
+    /// Starts receiving other instances' events (the service loop, once it runs).
+    func startReplication() { replication.start() }
+
+    /// Stops receiving other instances' events (the service loop, at shutdown).
+    func stopReplication() { replication.stop() }
 }

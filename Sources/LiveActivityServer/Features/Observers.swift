@@ -10,6 +10,19 @@ protocol ChangeObserver: AnyObject {
     ///   - events: the committed events, in sequence order; never empty.
     ///   - now: the server time the change was judged at (what its broadcast carries as `serverTime`).
     func committed(_ events: [ActivityEvent], at now: Date)
+
+    /// Told of events another instance committed (`--cluster`), applied here after this instance's own
+    /// changes were judged again on top of them. The default treats them as ``committed(_:at:)``; a feature
+    /// whose effect the other instance already had (thumbnails: it fetched the image) does nothing.
+    /// - Parameters:
+    ///   - events: the replicated events, in sequence order; never empty.
+    ///   - now: the server time they were applied at here.
+    func replicated(_ events: [ActivityEvent], at now: Date)
+}
+
+extension ChangeObserver {
+    /// Replicated events are committed events, unless the observer says otherwise.
+    func replicated(_ events: [ActivityEvent], at now: Date) { committed(events, at: now) }
 }
 
 /// Told of every request a feature answered, for the push inspector: client messages over WebSocket and

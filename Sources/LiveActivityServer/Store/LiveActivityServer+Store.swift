@@ -98,14 +98,30 @@ extension LiveActivityServer {
                 case .run(let completion):
                     completion()
                 case .replicated(let events):
-                    broadcast(events, at: clock())
-                    noteContents(events)
+                    publishReplicated(events, at: clock())
                 case .reloaded:
                     for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
                 }
             }
         }
         scheduleTimer(now: clock())
+    }
+
+    /// Publishes events this instance committed: the sessions broadcast them, then the change observers
+    /// (share expiry, thumbnails, the inspector's contents) are told, in order. Called after the change's own
+    /// completion (its sender's answer before the event).
+    func publishCommitted(_ events: [ActivityEvent], at now: Date) {
+        guard !events.isEmpty else { return }
+        broadcast(events, at: now)
+        for observer in changeObservers { observer.committed(events, at: now) }
+    }
+
+    /// Publishes events another instance committed (``ChangePipeline/Step/replicated(_:)``): broadcast, then
+    /// the observers' ``ChangeObserver/replicated(_:at:)``.
+    func publishReplicated(_ events: [ActivityEvent], at now: Date) {
+        guard !events.isEmpty else { return }
+        broadcast(events, at: now)
+        for observer in changeObservers { observer.replicated(events, at: now) }
     }
 
     /// Runs `reply` once every change accepted before it is settled (at once if none waits), so that a reply
@@ -154,6 +170,7 @@ extension LiveActivityServer {
     func goesToStore(_ message: ClientMessage, from session: Session) -> Bool {
         guard session.scope == nil, session.role != .unauthenticated, case .success(let command) = message.command else { return false }
         if command.isControl, session.role < .controller { return false }
+        if let entry = tables.commands.entry(for: command) { return entry.path == .change }
         switch command {
         case .start, .update, .end, .pause, .resume, .extend, .push, .share: return true
         case .hello, .list, .catchUp, .history, .unshare, .shares, .inspect: return false

@@ -10,7 +10,7 @@ extension LiveActivityServer {
     func handle(_ message: ClientMessage, from session: Session, inTurn: Bool = false) {
         if !inTurn, waitsForTurn(message, from: session) { return }
         var answeredLater = false
-        defer { if !answeredLater { inspectMessage(message, answer: nil, from: session) } }
+        defer { if !answeredLater { tellAnswered(message, answer: nil, from: session) } }
         let command: ClientMessage.Command
         switch message.command {
         case _ where session.scope != nil:
@@ -30,37 +30,13 @@ extension LiveActivityServer {
             send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: "type",
                  message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
             return
-        case .success(.push(let pushToken, let payload)):
-            applyPush(payload: payload, pushToken: pushToken, apnsId: UUID().uuidString, priority: message.pushPriority,
-                      transport: "websocket", requestId: message.requestId) { [self] result in
-                sendIfOpen(.pushResult(requestId: message.requestId, result: result), to: session)
-            }
-            return
-        case .success(.share(let activityId, let expiresIn)):
-            createShare(activityId: activityId, expiresIn: expiresIn) { [self] result in
-                switch result {
-                case .success(let summary): sendIfOpen(.shares(requestId: message.requestId, shares: [summary]), to: session)
-                case .failure(let error): sendIfOpen(.error(requestId: message.requestId, error), to: session)
-                }
-            }
-            return
-        case .success(.unshare(let shareId)):
-            do {
-                let share = try revokeShare(id: shareId)
-                send(.ack(requestId: message.requestId, activityId: share.activityId, activityIds: nil), to: session)
-            } catch {
-                send(.error(requestId: message.requestId, error), to: session)
-            }
-            return
-        case .success(.shares(let activityId)):
-            send(.shares(requestId: message.requestId, shares: shareSummaries(activityId: activityId)), to: session)
+        case .success(let command) where tables.commands.entry(for: command) != nil:
+            // A command a feature registered (Features/CommandTable.swift).
+            tables.commands.entry(for: command)!.handler(CommandCall(message: message, command: command, session: session))
             return
         case .success(.list):
             send(.snapshot(requestId: message.requestId, serverTime: clock(), sequence: center.sequence,
                            activities: center.ordered), to: session)
-            return
-        case .success(.inspect(let since)):
-            subscribeInspector(session, since: since, requestId: message.requestId)
             return
         case .success(.catchUp(let since, let log)):
             resume(session, since: since, log: log, requestId: message.requestId)
@@ -73,8 +49,8 @@ extension LiveActivityServer {
         }
         let now = clock()
         answeredLater = true
-        let registry = channels
-        change({ center in
+        let registry = push.channels
+        change(at: now, { center in
             if case .start(let start) = command, let channel = start.channelId, registry.channels[channel] == nil {
                 throw ProtocolError(.invalidField, field: "channelId",
                                     message: "channelId: \(channel) is not a registered channel (create one with POST /1/apps/{bundleId}/channels)")
@@ -82,13 +58,11 @@ extension LiveActivityServer {
             let outcome = try center.apply(command, now: now, newID: { UUID().uuidString })
             return (outcome, outcome.events)
         }) { [self] result in
-            let answer: MessageAnswer
+            let answer: Result<ActivityCenter.Outcome, ProtocolError>
             switch result {
             case .success(let outcome):
                 answer = .success(outcome)
                 sendIfOpen(.ack(requestId: message.requestId, activityId: outcome.activityId, activityIds: outcome.activityIds), to: session)
-                broadcast(outcome.events, at: now)
-                requestThumbnails(for: outcome.events)
             case .failure(let error as ProtocolError):
                 answer = .failure(error)
                 sendIfOpen(.error(requestId: message.requestId, error), to: session)
@@ -97,8 +71,13 @@ extension LiveActivityServer {
                 answer = .failure(refusal)
                 sendIfOpen(.error(requestId: message.requestId, refusal), to: session)
             }
-            inspectMessage(message, answer: answer, from: session)
+            tellAnswered(message, answer: answer, from: session)
         }
+    }
+
+    /// Tells the request observers (the inspector) that a client message was answered.
+    func tellAnswered(_ message: ClientMessage, answer: Result<ActivityCenter.Outcome, ProtocolError>?, from session: Session) {
+        for observer in requestObservers { observer.messageAnswered(message, answer: answer, from: session) }
     }
 
     /// Answers `hello`: takes the role the token grants; a client that could not watch before now gets its
@@ -117,44 +96,6 @@ extension LiveActivityServer {
         }
     }
 
-    /// Applies one APNs-shaped push: parsed, checked as APNs and iOS would, recorded, broadcast.
-    /// - Parameters:
-    ///   - payload: the JSON payload (`{"aps":{…}}`).
-    ///   - pushToken: the token it is addressed to.
-    ///   - apnsId: the `apns-id` to answer with.
-    ///   - priority: the `apns-priority` (1, 5, 10; `nil` = 10), for the inspector's budget emulation.
-    ///   - transport: `http`, `http2` or `websocket`, and the WebSocket `requestId`, for the inspector.
-    ///   - completion: what APNs would answer and what the device would do; called once, on the service
-    ///     thread, when the push is durable or refused (at once for a store in memory).
-    func applyPush(payload: JSONValue, pushToken: String, apnsId: String, priority: Int? = nil,
-                   transport: String = "http", requestId: JSONValue? = nil, completion: @escaping (PushResult) -> Void) {
-        let now = clock()
-        let registry = channels
-        change({ [pushToStartToken] center in
-            let push = try APNsPush.parse(payload)
-            let outcome = try center.applyPush(push, pushToken: pushToken, pushToStartToken: pushToStartToken, now: now,
-                                               isChannelRegistered: { registry.channels[$0] != nil }, newID: { UUID().uuidString })
-            return (outcome, outcome.events)
-        }) { [self] outcome in
-            let result: PushResult
-            var events: [ActivityEvent] = []
-            switch outcome {
-            case .success(let outcome):
-                broadcast(outcome.events, at: now)
-                requestThumbnails(for: outcome.events)
-                events = outcome.events
-                result = PushResult(outcome, apnsId: apnsId)
-            case .failure(let rejection as PushRejection):
-                result = PushResult(rejection, apnsId: apnsId)
-            case .failure(let error):
-                result = PushResult(PushRejection(status: 503, reason: "ServiceUnavailable", detail: storageUnavailable(error).message), apnsId: apnsId)
-            }
-            inspectPush(payload, pushToken: pushToken, result: result, events: events, priority: priority, transport: transport,
-                        requestId: requestId, at: now)
-            completion(result)
-        }
-    }
-
     /// Proposes a change computed by `body` from the speculative state (the committed state plus the changes
     /// still waiting for the store), through ``ChangePipeline``; its events are recorded by the store thread,
     /// grouped with others. `body` may run again: when another instance recorded events first
@@ -165,11 +106,17 @@ extension LiveActivityServer {
     ///   `.success` with what `body` returned once its events are durable (the committed state then holds
     ///   them; at once for a store in memory); `.failure` with what `body` threw (nothing recorded), or with
     ///   the store's error (nothing changed; every change judged on top of this one fails too).
-    func change<Value>(_ body: @escaping (inout ActivityCenter) throws -> (Value, [ActivityEvent]),
+    /// - Parameter now: the server time the change is judged at, which its broadcast carries (default: now).
+    ///   Once `completion` has run, the committed events are published (``publishCommitted(_:at:)``).
+    func change<Value>(at now: Date? = nil, _ body: @escaping (inout ActivityCenter) throws -> (Value, [ActivityEvent]),
                        completion: @escaping (Result<Value, any Error>) -> Void) {
-        carryOut(pipeline.propose({ center in
+        let now = now ?? clock()
+        carryOut(pipeline.propose({ [unowned self] center in
             let (value, events) = try body(&center)
-            return ChangePipeline.Verdict(events: events, onCommit: { completion(.success(value)) })
+            return ChangePipeline.Verdict(events: events, onCommit: { [unowned self] in
+                completion(.success(value))
+                publishCommitted(events, at: now)
+            })
         }, catchUpOnRefusal: store is any ReplicatedStore, now: Date(), onFailure: { completion(.failure($0)) }))
     }
 
@@ -286,7 +233,6 @@ extension LiveActivityServer {
                                   "activity.id": event.activity.id, "activity.state": event.activity.activityState.rawValue,
                                   "clients": "\(audience)"])
         }
-        expireShares(now: now, events: events)
     }
 
     /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
@@ -323,15 +269,14 @@ extension LiveActivityServer {
     func perform(_ action: ServiceTiming.Action, at now: Date) {
         switch action {
         case .applyDeadlines:
-            change({ center in let events = center.advance(to: now); return (events, events) }) { [self] result in
-                if case .success(let events) = result { broadcast(events, at: now) }
-            }
+            // Broadcast once committed, with the other observers (publishCommitted).
+            change(at: now, { center in let events = center.advance(to: now); return (events, events) }) { _ in }
         case .releaseTicks:
             perform(hub.releaseTicks())
         case .sendHeartbeat:
             broadcastHeartbeat(at: now)
         case .expireShares:
-            expireShares(now: now)
+            shares.expire(now: now)
         case .sendTick:
             if let tick = center.tick(at: now) { broadcast(tick, at: now) }
         case .schedule(let seconds):

@@ -27,7 +27,7 @@ extension LiveActivityServer {
                                   + "(the last sequence seen), got \"\(text.prefix(40))\"")
         }
         if let token = upgrade.shareToken {
-            guard let share = share(forToken: token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
+            guard let share = shares.share(forToken: token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
             guard share.isLive(at: clock()), center.activities[share.activityId] != nil else {
                 return UpgradeRefusal(status: 410, reason: "this share has ended")
             }
@@ -64,7 +64,7 @@ extension LiveActivityServer {
                        offer: String? = nil) -> Session {
         let id = nextSessionID
         nextSessionID += 1
-        let share: Share? = upgrade.shareToken.flatMap { token in self.share(forToken: token) }
+        let share: Share? = upgrade.shareToken.flatMap { token in shares.share(forToken: token) }
         let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
         let session = Session(id: id, connection: connection, role: role,
                               rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond),
@@ -106,7 +106,7 @@ extension LiveActivityServer {
     /// Forgets a client whose connection has closed.
     func sessionClosed(_ session: Session) {
         hub.remove(session)
-        inspector.subscribers.remove(session.id)
+        inspector.unsubscribe(session.id)
         logger.debug("client disconnected", ["session.id": "\(session.id)", "sessions.total": "\(hub.sessions.count)"])
     }
 
