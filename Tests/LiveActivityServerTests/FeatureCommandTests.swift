@@ -243,3 +243,56 @@ struct FeatureCommandTests {
             logger: Logger(label: "test", level: .error))).isEmpty)
     }
 }
+
+/// The inspector's `inspect` command and its observing, through the table it registers and a fake context.
+struct InspectorFeatureCommandTests {
+    final class FakeServer {
+        var now = Date(timeIntervalSince1970: 1_800_000_000)
+        var center = ActivityCenter(activities: [], sequence: 0, kinds: .builtIn)
+        var sessions: [UInt64: Session] = [:]
+        /// Frames and replies, in order: (session id, JSON text).
+        var sent: [(UInt64, String)] = []
+
+        func context() -> InspectorFeature.Context {
+            InspectorFeature.Context(
+                now: { self.now }, center: { self.center }, access: AccessPolicy(),
+                publicDirectory: FileManager.default.temporaryDirectory, budget: BudgetEmulation(), maximumLiveActivities: 10,
+                openSession: { self.sessions[$0] },
+                enqueue: { frame, session in self.sent.append((session.id, String(decoding: UnsafeBufferPointer(start: frame.payload, count: frame.count), as: UTF8.self))) },
+                send: { message, session in self.sent.append((session.id, String(decoding: message.encoded(), as: UTF8.self))) },
+                readEvents: { _, then in then([]) },
+                offLoop: { body, then in then(body()) })
+        }
+    }
+
+    private static func session(_ id: UInt64) -> Session {
+        Session(id: id, connection: nil, role: .viewer,
+                rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: 10, rate: 10), closeAfter: 10))
+    }
+
+    @Test func inspectReplaysTheRecordsThenAcksThenStreamsNewOnesUntilTheSessionGoes() throws {
+        let server = FakeServer()
+        let inspector = InspectorFeature(activities: [], context: server.context())
+        var tables = FeatureTables()
+        inspector.register(in: &tables)
+        #expect(tables.commands.names == ["inspect"])
+        let watcher = Self.session(1)
+        server.sessions[1] = watcher
+        let list = ClientMessage.parse(Array(#"{"type":"list","requestId":"l"}"#.utf8), kinds: .builtIn)
+        inspector.messageAnswered(list, answer: nil, from: watcher)
+
+        let inspect = ClientMessage.parse(Array(#"{"type":"inspect","requestId":"i"}"#.utf8), kinds: .builtIn)
+        let command = try inspect.command.get()
+        #expect(tables.commands.entry(for: command)?.path == .reply)
+        tables.commands.entry(for: command)?.handler(CommandCall(message: inspect, command: command, session: watcher))
+        #expect(server.sent.count == 2)
+        #expect(server.sent[0].1.contains(#""type":"inspection""#) && server.sent[0].1.contains(#""type":"list""#))
+        #expect(server.sent[1].1.contains(#""type":"ack""#) && server.sent[1].1.contains(#""requestId":"i""#))
+
+        inspector.messageAnswered(list, answer: nil, from: watcher)
+        #expect(server.sent.count == 3, "a new record goes to the subscriber")
+        inspector.unsubscribe(1)
+        inspector.messageAnswered(list, answer: nil, from: watcher)
+        #expect(server.sent.count == 3, "not after it went")
+    }
+}
