@@ -342,6 +342,7 @@ final class InspectorFeature: ServerFeature, RequestObserver, ChangeObserver {
 
     /// One activity's life on a time axis.
     struct Timeline: Encodable, Sendable {
+        /// One logged event on the axis: when it happened (``InspectorFeature/timed(_:)``) and the state after it.
         struct Point: Encodable, Sendable {
             var sequence: UInt64
             var event: String
@@ -349,6 +350,7 @@ final class InspectorFeature: ServerFeature, RequestObserver, ChangeObserver {
             var approximate: Bool
             var activityState: String
         }
+        /// One inspector record about the activity on the axis: a push or message and its verdict.
         struct Push: Encodable, Sendable {
             var inspectionId: UInt64
             var at: Date
