@@ -20,6 +20,12 @@ package struct HTTPRequest: Sendable {
         package var name: String
         /// The text after the first `=` (may be empty).
         package var value: String
+
+        /// A field named `name` with `value`.
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The request method.
