@@ -1,6 +1,7 @@
 import Foundation
 
-/// One HTTP request as handlers see it: read once from libwebsockets by `HTTPAdapter`, then a plain value.
+/// One HTTP request as handlers see it: read once from libwebsockets by `HTTPAdapter` (LiveActivityLWS) or
+/// from an HTTP/2 stream by the APNs listener, then a plain value.
 /// Thread-safe (a value); handlers run on the service thread.
 package struct HTTPRequest: Sendable {
     /// The protocol version a request came over.

@@ -63,11 +63,11 @@ package struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     package static let lengthRequired = HTTPStatus(411)
     /// 413 Content Too Large (RFC 9110 §15.5.14): a push over ``LiveActivityCore/APNsPush/maximumBytes``.
     package static let contentTooLarge = HTTPStatus(413)
-    /// 414 URI Too Long (RFC 9110 §15.5.15): a request target over ``HTTPAdapter/maximumFieldBytes``.
+    /// 414 URI Too Long (RFC 9110 §15.5.15): a request target over `HTTPAdapter.maximumFieldBytes` (LiveActivityLWS).
     package static let uriTooLong = HTTPStatus(414)
     /// 429 Too Many Requests (RFC 6585 §4).
     package static let tooManyRequests = HTTPStatus(429)
-    /// 431 Request Header Fields Too Large (RFC 6585 §5): a header field over ``HTTPAdapter/maximumFieldBytes``.
+    /// 431 Request Header Fields Too Large (RFC 6585 §5): a header field over `HTTPAdapter.maximumFieldBytes` (LiveActivityLWS).
     package static let requestHeaderFieldsTooLarge = HTTPStatus(431)
     /// 500 Internal Server Error (RFC 9110 §15.6.1).
     package static let internalServerError = HTTPStatus(500)
