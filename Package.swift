@@ -158,7 +158,8 @@ let package = Package(
                            "LiveActivityCommandLine"],
             swiftSettings: swiftSettings
         ),
-        // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
+        // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md). A load
+        // generator that is libwebsockets through and through: it counts as an lws target (LWSEdgeTests).
         .executableTarget(
             name: "liveactivity-bench",
             dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine", "LWSSupport"],
