@@ -108,9 +108,9 @@ let package = Package(
             dependencies: ["CLibWebSockets"],
             swiftSettings: swiftSettings
         ),
-        // The edge to libwebsockets, for the server: the one target (with LWSSupport, the client's
-        // LiveActivityClientLWS and the bench) that imports CLibWebSockets, so no other target can see a `wsi`
-        // or call `lws_`. LWSServerAdapter owns the lws context, its timer, the per-session pointers, the write
+        // The edge to libwebsockets, for the server: with LWSSupport, the client's LiveActivityClientLWS and the
+        // bench, the only targets that depend on CLibWebSockets, so no other target sees a `wsi` or calls `lws_`
+        // (SwiftPM would still let a dependent import a dependency's C module: LWSEdgeTests refuses that). LWSServerAdapter owns the lws context, its timer, the per-session pointers, the write
         // batch, the HTTP adapter and the permessage-deflate compressor (zlib: the write path), runs the service
         // loop, and talks to the server through the LWSApplication protocol (a call per session event, none
         // per frame). Release builds skip the run-time exclusivity checks (SE-0176) here as in LiveActivityCore
@@ -127,7 +127,8 @@ let package = Package(
             name: "LiveActivityServer",
             dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "LiveActivityLWS", "CCrypto",
                            "CNghttp2"],
-            // Release builds skip the run-time exclusivity checks (SE-0176) in this target only: its state lives on
+            // Release builds skip the run-time exclusivity checks (SE-0176) here, as in LiveActivityCore and
+            // LiveActivityLWS (and nowhere else): its state lives on
             // the one service thread (checked by ServiceBound in debug builds, which keep the checks), and the
             // checks cost a call per class-property access on the write path (BENCHMARKS.md, profile).
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
