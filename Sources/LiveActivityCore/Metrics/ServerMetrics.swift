@@ -44,16 +44,22 @@ package final class ServerMetrics {
 
     /// A cumulative histogram with fixed upper bounds, in seconds.
     package struct Histogram {
+        /// The buckets' upper bounds, in seconds, ascending.
         package let bounds: [Double]
+        /// Observations at or under each bound (cumulative), one count per bound.
         package private(set) var counts: [Int]
+        /// The sum of every observation, in seconds.
         package private(set) var sum = 0.0
+        /// Observations made.
         package private(set) var count = 0
 
+        /// An empty histogram with `bounds` (seconds, ascending).
         package init(bounds: [Double]) {
             self.bounds = bounds
             counts = Array(repeating: 0, count: bounds.count)
         }
 
+        /// Counts one observation of `value` seconds.
         package mutating func observe(_ value: Double) {
             for index in bounds.indices where value <= bounds[index] { counts[index] += 1 }
             sum += value
