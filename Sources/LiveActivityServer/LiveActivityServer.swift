@@ -1,16 +1,17 @@
 import Foundation
-import LWSSupport
 import LiveActivityCore
 import LiveActivityImages
+import LiveActivityLWS
 import LiveActivityRendering
 import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``s, the
-/// store's reads and the sessions; the store thread (``StoreWriter``) records changes and hands the results
-/// back through the inbox. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
-/// which hand over through atomics and `lws_cancel_service`.
+/// Threading: one service thread runs the lws adapter's loop (``LWSServerAdapter``, LiveActivityLWS) and owns
+/// every lws object, the ``ActivityCenter``s, the store's reads and the sessions; the store thread
+/// (``StoreWriter``) records changes and hands the results back through the inbox. Other threads only call
+/// ``start()``, ``stop()`` and ``waitUntilStopped()``, which hand over through atomics and the adapter's
+/// thread-safe wake-up.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
     public let configuration: ServerConfiguration
@@ -23,7 +24,6 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Cross-thread state
 
-    let stopRequested = Atomic<Bool>(false)
     /// Jobs for the service thread from other threads.
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
@@ -35,8 +35,6 @@ public final class LiveActivityServer: @unchecked Sendable {
     var isOnServiceThread: Bool {
         serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
-    /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
-    let liveContext = Locked<ContextHandle?>(nil)
     let startupResult = Locked<Result<Int, ServerError>?>(nil)
     let started = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
@@ -60,13 +58,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     let boundHub: ServiceBound<Hub>
     /// The hub. Service thread only (checked in debug builds).
     var hub: Hub { boundHub.value }
-    /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
-    var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
-    /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
-    /// (the hub returned ``Hub/Action/requestWritableForAll``). Service thread only.
-    var broadcastWritesDue = false
-    /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift). Service thread only.
-    let outgoingBatch = WriteBatch()
+    /// The edge to libwebsockets (LiveActivityLWS): the context, the per-session pointers, the write batch, the
+    /// HTTP adapter, the compressor and the service loop. It calls back through ``ServerLWSApplication``.
+    let adapter: LWSServerAdapter
     /// Records changes on the store thread, many at a time (or at once, for a store in memory).
     let storeWriter: StoreWriter
     /// Reads the store off the service thread: resume, history, timelines, renderings of an instant.
@@ -75,8 +69,6 @@ public final class LiveActivityServer: @unchecked Sendable {
     let storeStage = StoreStage()
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
-    /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
-    let deflate = Deflate()
     /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
     let providerAuthority: ProviderAuthority
     /// The APNs listener (HTTP/2, `--apns-port`), while it runs; started by ``start()``, stopped by the
@@ -88,16 +80,10 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
     /// Thread-safe.
     public var apnsPort: Int? { apnsBoundPort.withLock { $0 } }
-    /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
-    /// set while the service thread runs.
-    var http: HTTPAdapter?
     var nextSessionID: UInt64 = 1
-    /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
-    var runtime: LWSRuntime?
     /// The timer's policy: the whole-second tick and its hold, the heartbeat, deadlines, the next firing
     /// (``ServiceTiming``, performed by WebSocket/LiveActivityServer+Activities.swift). Service thread only.
     var timing: ServiceTiming
-    var shuttingDown = false
     /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
     let kindWatcher = Locked<KindFolderWatcher?>(nil)
 
@@ -140,7 +126,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.store = store
         self.logger = logger
         // Frames (Core) leave lws's LWS_PRE before every payload.
-        Frame.useHeadroom(LWSConstants.headroom)
+        Frame.useHeadroom(LWSServerAdapter.frameHeadroom)
         timing = ServiceTiming(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds))
         storeWriter = StoreWriter(store: store, logger: logger)
         storeReader = StoreReader(store: store)
@@ -170,10 +156,13 @@ public final class LiveActivityServer: @unchecked Sendable {
         // Tokens of activities dismissed before the restart stay 410 Unregistered (as far as the log reaches).
         start.rememberDismissed((try? store.dismissedActivities(limit: RetiredPushTokens.capacity)) ?? [])
         boundPipeline = ServiceBound(ChangePipeline(start), owner: onServiceThread)
-        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
+        let hub = Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)
+        boundHub = ServiceBound(hub, owner: onServiceThread)
+        adapter = LWSServerAdapter(settings: Self.lwsSettings(configuration), hub: hub, metrics: metrics, logger: logger)
         connectStoreWriter()
         connectStoreReader()
         makeFeatures(shares: shares, channels: channels, activities: activities, catalog: catalog, templates: templates)
+        adapter.attach(ServerLWSApplication(server: self))
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
@@ -222,7 +211,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
         }
-        let thread = JoinableThread(name: "lws-service") { [self] in runServiceLoop() }
+        let thread = JoinableThread(name: "lws-service") { [self] in adapter.run() }
         serviceThreadHandle.withLock { $0 = thread }
         guard thread.start() else { throw ServerError("cannot start the service thread") }
         started.wait()
@@ -263,8 +252,36 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func stop() {
         apnsListener.withLock { $0 }?.stop()
         kindWatcher.withLock { $0 }?.stop()
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wakeServiceThread()
+        adapter.requestStop()
+    }
+
+    /// Wakes the service thread, which then drains the inbox and checks for a stop request. Thread-safe.
+    func wakeServiceThread() {
+        adapter.wake()
+    }
+
+    /// Performs the hub's actions on the connections (``LWSServerAdapter/perform(_:)``). Service thread only.
+    func perform(_ actions: [Hub.Action]) {
+        adapter.perform(actions)
+    }
+
+    /// Schedules the timer to fire once after `seconds` (``LWSServerAdapter/scheduleTimer(after:)``); it then
+    /// calls ``timerFired()``. Service thread only.
+    func scheduleTimer(after seconds: TimeInterval) {
+        adapter.scheduleTimer(after: seconds)
+    }
+
+    /// What the lws adapter sees of `configuration`: where to listen, what to serve, timeouts, limits.
+    static func lwsSettings(_ configuration: ServerConfiguration) -> LWSServerSettings {
+        LWSServerSettings(listenAddress: configuration.listenAddress, host: configuration.host, port: configuration.port,
+                          listensOnIPv4Only: ServerConfiguration.isIPv4(configuration.listenAddress),
+                          publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                          usesTLS: configuration.usesTLS, tlsCertificatePath: configuration.tlsCertificatePath,
+                          tlsPrivateKeyPath: configuration.tlsPrivateKeyPath,
+                          pingIntervalSeconds: configuration.pingIntervalSeconds, idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                          permessageDeflate: configuration.permessageDeflate, shutdownGracePeriod: configuration.shutdownGracePeriod,
+                          // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
+                          maximumBodyBytes: APNsPush.maximumBroadcastBytes)
     }
 
     /// Runs `job` on the service thread, soon. Thread-safe; this is how other threads (image fetchers,

@@ -1,24 +1,19 @@
 import Foundation
 import LiveActivityCore
+import LiveActivityLWS
 
 /// Connections: admitting, reading whole messages, queuing replies, closing; the policies, with no lws
-/// (the adapter in LWS/WebSocketAdapter.swift calls these with values and performs the hub's actions).
+/// (the adapter, LiveActivityLWS's ``LWSServerAdapter``, calls these with values through
+/// ``ServerLWSApplication`` and performs the hub's actions).
 /// Service thread only.
 extension LiveActivityServer {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
 
-    /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
-    struct UpgradeRefusal: Error, Equatable {
-        /// 400, 401, 403, 404, 410 or 503.
-        let status: Int
-        let reason: String
-    }
-
     /// Decides whether a WebSocket handshake may proceed.
     /// - Returns: nil to accept, else the refusal to answer with.
     func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
-        guard !shuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
+        guard !adapter.isShuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
         guard upgrade.path == Self.webSocketPath else {
             return UpgradeRefusal(status: 404, reason: "the WebSocket endpoint is \(Self.webSocketPath)")
         }
