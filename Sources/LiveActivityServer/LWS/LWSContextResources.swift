@@ -12,6 +12,13 @@ final class LWSContextResources {
     /// The WebSocket subprotocol name; clients that ask for none are bound to it too (it is protocols[0]).
     static let subprotocol = "liveactivity.v1"
 
+    /// lws's receive buffer per WebSocket connection (`rx_buffer_size`), in bytes: lws 4.1 allocates it at
+    /// ESTABLISHED for the connection's life and hands a message over in pieces of at most this size (the
+    /// session joins them, ``Session/incoming``). 0 meant `pt_serv_buf_size`, 4 KiB: two thirds of what a
+    /// connection cost (issue 30). 512 holds any control frame (at most 125 bytes) and the updates clients
+    /// send; reading from the socket goes through lws's one per-thread buffer, whatever this is.
+    static let receiveBufferBytes = 512
+
     /// MIME types lws 4.1 does not know (it answers 415 for them otherwise).
     static let extraMimeTypes: [(String, String)] = [
         (".mjs", "text/javascript"), (".map", "application/json"), (".webp", "image/webp"),
@@ -61,6 +68,7 @@ final class LWSContextResources {
             // The WebSocket session, then the HTTP exchange (see HTTPAdapter).
             .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: HTTPAdapter.sessionDataSize),
         ])
+        protocols.pointee.rx_buffer_size = Self.receiveBufferBytes
         extensions = permessageDeflate
             ? memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
             : nil
