@@ -8,12 +8,16 @@
 #
 # Every round runs each case on every server in turn (interleaved), each on a freshly started server pinned to
 # CPU $SERVER_CPU with wsfan on $BENCH_CPU:
+# Our subscribers are viewers (no token, as a browser watching), the publisher the one controller (wsfan -pub-url
+# with the token); issue 16's and 20's scripts connect every subscriber with the controller token.
 #   ours-memory   liveactivity serve --memory
 #   ours-durable  liveactivity serve on the default SQLite store (--durability full, a fresh data folder per run)
 #   uws           uws-bcast (uWebSockets, uSockets' epoll loop; -z in the deflate case: SHARED_COMPRESSOR)
 #   lws-c         lws-bcast (libwebsockets 4.1 in C, poll loop; -z in the deflate case)
 #   base-memory   (with BASELINE_BIN=folder) that folder's liveactivity, --memory: an older build, measured in the same
 #                 rounds (e.g. /work/bin-baseline, main before issue 30's changes)
+#   lws-c-uv      (not in the default SERVERS; issue 30's epoll question) lws-bcast -e uv: the same lws on its libuv
+#   lws-c-ev      event-library plugin (epoll), or -e ev (libev, epoll), instead of lws's own poll() loop
 #   flood         (fast case only) the generator's ceiling: a server that does nearly nothing per delivery
 # The peers' messages are padded to our `updated` frame (measured each run by seed_activity.py); in the deflate
 # case the filler is our frame's own text (-pad-from) so that it compresses like ours.
@@ -191,12 +195,13 @@ run_server() {
 		local countdown='"durationSeconds":600'
 		[ "$TICKS" = off ] && countdown='"content":{"state":{"workoutTimer":{"start":"'"$frozen"'","end":"'"$frozen"'"}},"staleDate":null,"relevanceScore":0}'
 		local template='{"type":"update","activityId":"'"$activity"'",'"$countdown"',"alert":{"title":"bench","body":"{\"seq\":{seq},\"ts\":{ts}}"}}'
-		run_wsfan "$server" "$case" "$round" "$SRV_PID" "ws://127.0.0.1:$SRV_PORT/ws?token=$TOKEN" \
-			-pub-template "$template" -extract keys:seq,ts "${z[@]}"
+		# The subscribers are viewers as browsers are (no token); the publisher is the one controller.
+		run_wsfan "$server" "$case" "$round" "$SRV_PID" "ws://127.0.0.1:$SRV_PORT/ws" \
+			-pub-url "ws://127.0.0.1:$SRV_PORT/ws?token=$TOKEN" -pub-template "$template" -extract keys:seq,ts "${z[@]}"
 		stop_server
 		rm -rf "$WORK/data-$round-$case"
 		;;
-	uws | lws-c | flood)
+	uws | lws-c | lws-c-uv | lws-c-ev | flood)
 		[ -n "$FRAME_BYTES" ] || { echo "uws-targets: $server needs an ours-* run before it, or FRAME_BYTES" >&2; exit 1; }
 		local port
 		case $server in
@@ -204,6 +209,8 @@ run_server() {
 			start_other "$port" "$PEERS_DIR/bin/uws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
 		lws-c) port=$PEER_PORT; [ -n "${z[*]}" ] && zf=(-z) || zf=()
 			start_other "$port" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
+		lws-c-uv | lws-c-ev) port=$PEER_PORT; [ -n "${z[*]}" ] && zf=(-z) || zf=()
+			start_other "$port" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 -e "${server#lws-c-}" "${zf[@]}" || return 0 ;;
 		flood) port=$FLOOD_PORT
 			start_other "$port" "$PEERS_DIR/bin/flood" -addr "127.0.0.1:$port" || return 0 ;;
 		esac
