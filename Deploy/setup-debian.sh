@@ -44,8 +44,11 @@ if [ -f Package.swift ]; then
         [ -n "$p" ] && PROVIDER_PKGS+=("$p")
     done < <(grep -o '\.apt(\[[^]]*\])' Package.swift | grep -o '"[^"]*"' | tr -d '"' | sort -u)
 fi
+# Benchmarks (Tests/bench/*.sh): the shared load generator wsfan and flood (Go, gorilla/websocket from Debian, built
+# offline), the C lws peer (libwebsockets-dev, above) and the uWebSockets peer (g++ 12, zlib1g-dev).
+BENCH_PKGS=(golang-go golang-github-gorilla-websocket-dev g++)
 ALL_PKGS=()
-for p in "${BUILD_PKGS[@]}" "${PROVIDER_PKGS[@]}" "${TEST_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${PROVIDER_PKGS[@]}" "${TEST_PKGS[@]}" "${BENCH_PKGS[@]}"; do
     case " ${ALL_PKGS[*]} " in *" $p "*) ;; *) ALL_PKGS+=("$p") ;; esac
 done
 

@@ -46,6 +46,11 @@ package protocol LWSApplication: AnyObject {
     /// Decides whether a WebSocket handshake may proceed.
     /// - Returns: nil to accept, else the refusal the adapter answers with (an HTTP/1.1 status and body).
     func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal?
+    /// Whether an accepted client is expected to send much (a controller publishing updates), which sizes the
+    /// receive buffer lws keeps for the connection (``LWSContextResources/controllerReceiveBufferBytes`` rather
+    /// than ``LWSContextResources/receiveBufferBytes``). A wrong guess costs only speed: messages arrive in
+    /// more pieces, which the session joins.
+    func publishes(_ upgrade: UpgradeRequest) -> Bool
     /// A handshake completed: registers the client and queues its first message.
     /// - Parameters:
     ///   - upgrade: the handshake's values.

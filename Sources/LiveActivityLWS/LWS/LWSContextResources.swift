@@ -12,6 +12,24 @@ final class LWSContextResources {
     /// The WebSocket subprotocol name; clients that ask for none are bound to it too (it is protocols[0]).
     static let subprotocol = "liveactivity.v1"
 
+    /// lws's receive buffer per WebSocket connection (`rx_buffer_size`), in bytes, for a client that is not a
+    /// controller (``LWSServerAdapter/webSocketFilter(_:sessionData:)`` sets the row per handshake): lws 4.1
+    /// allocates it at ESTABLISHED for the connection's life, hands a message over in pieces of at most this
+    /// size (the session joins them, ``Session/incoming``) and reads at most this much from the socket per
+    /// service round. 0 meant `pt_serv_buf_size`, 4 KiB: two thirds of what a connection cost (issue 30).
+    /// 512 holds any control frame (at most 125 bytes) and a viewer's requests.
+    static let receiveBufferBytes = 512
+    /// The same for a controller: it publishes, and each service round reads at most this much of its
+    /// updates into the round's one broadcast batch (at 512 the fast case fell to a third of its rate).
+    static let controllerReceiveBufferBytes = 4096
+
+    /// Most bytes lws 4.1 hands to one `send()` (`tx_packet_size`; 0 meant `rx_buffer_size`, else
+    /// `pt_serv_buf_size`): `lws_issue_raw` cuts every write at this size plus LWS_PRE + 4 and copies the
+    /// rest into the connection's `buflist_out`, sent on later WRITEABLEs. The broadcast's batches are up to
+    /// ``WriteBatch/limit`` (32 KiB) and at most twice that with a large frame, so one write is one `send()`;
+    /// it was cut at 4 KiB before (issue 30), and at 512 bytes once ``receiveBufferBytes`` set the size.
+    static let sendChunkBytes = 2 * WriteBatch.limit
+
     /// MIME types lws 4.1 does not know (it answers 415 for them otherwise).
     static let extraMimeTypes: [(String, String)] = [
         (".mjs", "text/javascript"), (".map", "application/json"), (".webp", "image/webp"),
@@ -61,6 +79,8 @@ final class LWSContextResources {
             // The WebSocket session, then the HTTP exchange (see HTTPAdapter).
             .init(name: Self.subprotocol, callback: liveActivityCallback, perSessionDataSize: HTTPAdapter.sessionDataSize),
         ])
+        protocols.pointee.rx_buffer_size = Self.controllerReceiveBufferBytes
+        protocols.pointee.tx_packet_size = Self.sendChunkBytes
         extensions = permessageDeflate
             ? memory.permessageDeflate(clientOffer: "permessage-deflate; client_no_context_takeover; client_max_window_bits")
             : nil

@@ -28,8 +28,25 @@ extension LWSServerAdapter {
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         // A target or header lws cut at its limit (a token of 8 KB): 414 / 431, as for HTTP requests.
         if let tooLarge = HTTPAdapter.oversizedHead(wsi) { return refuseUpgrade(wsi, tooLarge.status.code, tooLarge.message) }
-        guard let refusal = application.admit(upgradeRequest(wsi)) else { return 0 }
+        let upgrade = upgradeRequest(wsi)
+        guard let refusal = application.admit(upgrade) else {
+            sizeReceiveBuffer(wsi, for: upgrade)
+            return 0
+        }
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
+    }
+
+    /// Sets the receive buffer lws is about to allocate for this connection (issue 30): lws 4.1 reads it
+    /// from the protocol's `rx_buffer_size` right after this callback (`lws_server_init_wsi_for_ws`), keeps
+    /// it for the connection's life, and reads at most that much from the socket per service round. A
+    /// controller (it publishes) gets ``LWSContextResources/controllerReceiveBufferBytes``, so a round still
+    /// takes several of its updates into one broadcast batch; every other client, a viewer that sends little,
+    /// ``LWSContextResources/receiveBufferBytes``. The row is the vhost's own (`lws_get_protocol`), written
+    /// only here, on the service thread, before each allocation that reads it.
+    private func sizeReceiveBuffer(_ wsi: OpaquePointer, for upgrade: UpgradeRequest) {
+        guard let row = lws_get_protocol(wsi) else { return }
+        UnsafeMutablePointer(mutating: row).pointee.rx_buffer_size = application.publishes(upgrade)
+            ? LWSContextResources.controllerReceiveBufferBytes : LWSContextResources.receiveBufferBytes
     }
 
     /// ADD_HEADERS while answering a WebSocket handshake: completes lws's permessage-deflate answer with the

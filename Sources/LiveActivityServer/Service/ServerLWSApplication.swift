@@ -90,6 +90,10 @@ final class ServerLWSApplication: LWSApplication {
         server.admit(upgrade)
     }
 
+    func publishes(_ upgrade: UpgradeRequest) -> Bool {
+        upgrade.shareToken == nil && server.configuration.access.role(presenting: upgrade.token) == .controller
+    }
+
     func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle, deflate: PermessageDeflate?, offer: String?) -> Session {
         server.sessionOpened(upgrade, connection: connection, deflate: deflate, offer: offer)
     }
