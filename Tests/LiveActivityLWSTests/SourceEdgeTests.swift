@@ -1,11 +1,15 @@
 import Foundation
 import Testing
 
-/// The edge to libwebsockets, checked on the sources (issue 28): no target but the lws ones imports
-/// CLibWebSockets, calls an `lws_` function or names a `wsi`. SwiftPM hands a target the module maps of its
-/// dependencies' dependencies too, so `import CLibWebSockets` would compile in LiveActivityServer (through
-/// LiveActivityLWS): this test is what refuses it. Comments and string literals may mention lws; code may not.
-struct LWSEdgeTests {
+/// The edges of the code, checked on the sources (issue 28) rather than kept by comment:
+/// - no target but the lws ones imports CLibWebSockets, calls an `lws_` function or names a `wsi`. SwiftPM hands a
+///   target the module maps of its dependencies' dependencies too, so `import CLibWebSockets` would compile in
+///   LiveActivityServer (through LiveActivityLWS): this test is what refuses it. Comments and string literals
+///   may mention lws; code may not;
+/// - every other C library is imported from its adapter folders only (``adapterFolders``): OpenSSL from the
+///   crypto and TLS code, nghttp2 from the HTTP/2 listener, SQLite, hiredis, libcurl, libvips and zlib from the
+///   targets that wrap them.
+struct SourceEdgeTests {
     /// The targets allowed to use libwebsockets: the server's and the client's adapters, the C memory they
     /// share, the load generator, and the module map itself.
     static let lwsTargets: Set<String> = ["LiveActivityLWS", "LiveActivityClientLWS", "LWSSupport", "liveactivity-bench", "CLibWebSockets"]
@@ -41,6 +45,38 @@ struct LWSEdgeTests {
             }
         }
         #expect(offences.isEmpty, "libwebsockets outside its targets:\n\(offences.joined(separator: "\n"))")
+    }
+
+    /// C module → the folders under `Sources/` whose files may import it (libwebsockets: see ``lwsTargets``).
+    static let adapterFolders: [String: [String]] = [
+        "CCrypto": ["LiveActivityServer/Crypto/", "LiveActivityServer/HTTP2/"],
+        "CNghttp2": ["LiveActivityServer/HTTP2/"],
+        "CSQLite": ["LiveActivityStore/"],
+        "CHiredis": ["LiveActivityCluster/"],
+        "CCurl": ["LiveActivityImages/"],
+        "CVips": ["LiveActivityImages/"],
+        "CZlib": ["LiveActivityLWS/Compression/"],
+    ]
+
+    @Test func eachCLibraryIsImportedOnlyByItsAdapterFolders() throws {
+        let importLine = try NSRegularExpression(pattern: #"^\s*(?:@\w+\s+)*import\s+(C[A-Za-z0-9]+)\b"#, options: .anchorsMatchLines)
+        var offences: [String] = []
+        guard let files = FileManager.default.enumerator(atPath: Self.sources.path) else { return }
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
+            for match in importLine.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let module = String(text[Range(match.range(at: 1), in: text)!])
+                if module == "CLibWebSockets" { continue }  // noTargetButTheLWSOnesUsesLibwebsockets
+                guard let folders = Self.adapterFolders[module] else {
+                    offences.append("\(file) imports \(module), which has no adapter folder listed here")
+                    continue
+                }
+                if !folders.contains(where: { file.hasPrefix($0) }) {
+                    offences.append("\(file) imports \(module) (allowed in \(folders.joined(separator: ", ")))")
+                }
+            }
+        }
+        #expect(offences.isEmpty, "C libraries outside their adapters:\n\(offences.joined(separator: "\n"))")
     }
 
     @Test func theCheckSeesCodeAndNotComments() throws {
