@@ -423,3 +423,21 @@ def test_the_script_client_talks_to_a_tls_server(tmp_path, self_signed):
         assert [a["id"] for a in json.loads(listed.stdout)] == [started.stdout.strip()]
     finally:
         srv.stop()
+
+
+def test_a_viewers_small_receive_buffer_still_takes_large_messages(start_server):
+    """A viewer's connection gets a 512-byte receive buffer (issue 30: memory per connection), so its messages
+    arrive in pieces; a controller who became one by `hello` keeps that buffer. Both still get whole answers."""
+    server = start_server("--memory", "--controller-token", CONTROLLER)
+    big = "r" * 6000
+    with RawWS(server.port) as ws:
+        assert ws.recv_json()["role"] == "viewer"
+        snap = ask(ws, {"type": "list"}, big)
+        assert (snap["type"], snap["requestId"]) == ("snapshot", big), snap["type"]
+        assert ask(ws, {"type": "hello", "token": CONTROLLER}, "h")["role"] == "controller"
+        long_body = "b" * 3000
+        ack = ask(ws, {**START, "alert": {"title": "t", "body": long_body}}, big + "s")
+        assert ack["type"] == "ack", ack
+        event = ws.recv_until(lambda m: m.get("type") == "activity")
+        assert event["activity"]["attributes"] == {"workout": "yoga"}
+    assert healthz(server.port)["activities"] == 1
