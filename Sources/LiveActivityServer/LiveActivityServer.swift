@@ -7,10 +7,15 @@ import Synchronization
 
 /// The live activity server: the dashboard over HTTP and the protocol over WebSocket at `/ws`, on one port.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the ``ActivityCenter``s, the
-/// store's reads and the sessions; the store thread (``StoreWriter``) records changes and hands the results
-/// back through the inbox. Other threads only call ``start()``, ``stop()`` and ``waitUntilStopped()``,
-/// which hand over through atomics and `lws_cancel_service`.
+/// The composition root: builds the store's committer (``ChangeCommitter``: the change pipeline, the store
+/// writer and reader), the WebSocket sessions and their hub (``WebSocketSessions``), the timing
+/// (``TimingDriver``) and the features, fills the tables they register in (``FeatureTables``), and wires
+/// the observers of committed changes and answered requests. It owns no feature's state.
+///
+/// Threading: one service thread runs `lws_service` and owns every lws object, the committer, the sessions
+/// and the features; the store thread (``StoreWriter``) records changes and hands the results back through
+/// the inbox. Other threads only call ``start()``, ``stop()``, ``waitUntilStopped()`` and ``reloadKinds()``,
+/// which hand over through atomics, the inbox and `lws_cancel_service`.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
     public let configuration: ServerConfiguration
@@ -19,6 +24,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The event log's identity (see ``ActivityStore/logID()``), sent with snapshots and `caughtUp`.
     public let logID: String
     let logger: Logger
+    /// The current time, to the millisecond (as dates are written on the wire and in the store).
     let clock: @Sendable () -> Date
 
     // MARK: Cross-thread state
@@ -30,53 +36,46 @@ public final class LiveActivityServer: @unchecked Sendable {
     let serviceThread = Locked<pthread_t?>(nil)
     /// {lock} the service thread's handle, joined by ``waitUntilStopped()``.
     let serviceThreadHandle = Locked<JoinableThread?>(nil)
-
-    /// Whether the caller runs on the service thread (for preconditions and tests).
-    var isOnServiceThread: Bool {
-        serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-    }
     /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
     let liveContext = Locked<ContextHandle?>(nil)
     let startupResult = Locked<Result<Int, ServerError>?>(nil)
     let started = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
-
-    // MARK: Service-thread state
-
-    /// The committed and speculative activities, and the changes waiting for the store between them
-    /// (Store/LiveActivityServer+Store.swift).
-    var pipeline: ChangePipeline {
-        get { boundPipeline.value }
-        _modify { yield &boundPipeline.value }
+    /// Whether the caller runs on the service thread (for preconditions and tests).
+    var isOnServiceThread: Bool {
+        serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
-    /// The pipeline, checked to be touched on the service thread only (debug builds).
-    let boundPipeline: ServiceBound<ChangePipeline>
-    /// What clients have been told: the pipeline's committed state as of the step being carried out, so
-    /// that a reply or tick run between two settled changes shows the first and not yet the second. Reads,
-    /// snapshots, ticks, broadcasts.
-    var center: ActivityCenter { storeStage.told ?? pipeline.committed }
-    let store: any ActivityStore
-    /// The WebSocket sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
-    let boundHub: ServiceBound<Hub>
-    /// The hub. Service thread only (checked in debug builds).
-    var hub: Hub { boundHub.value }
-    /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
-    var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
-    /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
-    /// (the hub returned ``Hub/Action/requestWritableForAll``). Service thread only.
-    var broadcastWritesDue = false
-    /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift). Service thread only.
-    let outgoingBatch = WriteBatch()
-    /// Records changes on the store thread, many at a time (or at once, for a store in memory).
-    let storeWriter: StoreWriter
-    /// Reads the store off the service thread: resume, history, timelines, renderings of an instant.
-    let storeReader: StoreReader
-    /// The rest of the pipeline's service-thread state: deferred replies and HTTP answers.
-    let storeStage = StoreStage()
+
+    // MARK: The kernel (service thread)
+
+    /// Judges, records and publishes changes; owns the store's writer and reader.
+    let committer: ChangeCommitter
+    /// The WebSocket connections, their hub and the broadcast.
+    let sessions: WebSocketSessions
+    /// The timer's policy, performed: deadlines, ticks, heartbeats, share expiry.
+    let timing: TimingDriver
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
+    /// The features, kept alive here (their registered handlers hold them unowned).
+    private(set) var features: [any ServerFeature] = []
+
+    // MARK: The lws adapter's state (moves into the adapter with the LiveActivityLWS target)
+
+    /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
+    var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
+    /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write.
+    var broadcastWritesDue = false
+    /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift).
+    let outgoingBatch = WriteBatch()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
     let deflate = Deflate()
+    /// The HTTP side: the route table and the lws adapter that feeds it; set while the service thread runs.
+    var http: HTTPAdapter?
+    /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
+    var runtime: LWSRuntime?
+
+    // MARK: Features not yet types of their own (their state moves into them with the features branch)
+
     /// Share links, live and recently ended (see Shares/ShareLinks.swift).
     let shareLinks: ShareLinks
     /// What share links see of the server (Shares/LiveActivityServer+Shares.swift), made once.
@@ -85,39 +84,26 @@ public final class LiveActivityServer: @unchecked Sendable {
     let providerAuthority: ProviderAuthority
     /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).
     var channels: ChannelRegistry
-    /// The APNs listener (HTTP/2, `--apns-port`), while it runs; started by ``start()``, stopped by the
-    /// service thread at shutdown. {lock}
+    /// The APNs listener (HTTP/2, `--apns-port`), while it runs. {lock}
     let apnsListener = Locked<HTTP2Listener?>(nil)
     /// {lock} the APNs listener's port once it listens.
     private let apnsBoundPort = Locked<Int?>(nil)
-
-    /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
-    /// Thread-safe.
-    public var apnsPort: Int? { apnsBoundPort.withLock { $0 } }
-    /// The HTTP side: the route table and the lws adapter that feeds it (see HTTP/ and LWS/HTTPAdapter.swift);
-    /// set while the service thread runs.
-    var http: HTTPAdapter?
     /// The APNs listener's route table, made on the service thread at its first request.
     var apnsRouter: Router?
-    var nextSessionID: UInt64 = 1
-    /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
-    var runtime: LWSRuntime?
-    /// The timer's policy: the whole-second tick and its hold, the heartbeat, deadlines, the next firing
-    /// (``ServiceTiming``, performed by WebSocket/LiveActivityServer+Activities.swift). Service thread only.
-    var timing: ServiceTiming
-    var shuttingDown = false
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
-    /// The activity kinds and their folders (Kinds/), loaded at start; swap with ``replaceKinds(_:templates:)``.
-    /// Service thread only once the server runs.
+    /// The activity kinds and their folders (Kinds/); swapped by ``replaceKinds(_:templates:)``.
     private(set) var kindCatalog: KindCatalog
-    /// The catalog's templates, parsed when it was loaded (a kind whose template fails to parse is drawn with
-    /// the default layout). Service thread only once the server runs.
+    /// The catalog's templates, parsed when it was loaded.
     private(set) var kindTemplates: KindTemplates
     /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
     let kindWatcher = Locked<KindFolderWatcher?>(nil)
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
     lazy var thumbnails: ThumbnailService? = makeThumbnailService()
+
+    /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
+    /// Thread-safe.
+    public var apnsPort: Int? { apnsBoundPort.withLock { $0 } }
 
     /// Creates a server; nothing listens until ``start()``.
     /// - Parameters:
@@ -129,20 +115,15 @@ public final class LiveActivityServer: @unchecked Sendable {
     public init(configuration: ServerConfiguration, store: any ActivityStore = InMemoryActivityStore(),
                 logger: Logger = Logger(label: "liveactivity"), clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
-        self.store = store
         self.logger = logger
         // Frames (Core) leave lws's LWS_PRE before every payload.
         Frame.useHeadroom(LWSConstants.headroom)
-        timing = ServiceTiming(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds))
-        storeWriter = StoreWriter(store: store, logger: logger)
-        storeReader = StoreReader(store: store)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
-        self.clock = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
+        self.clock = clock
         let (catalog, kindErrors, _) = KindLoader.load(configuration.allKindsDirectories)
-        for error in kindErrors {
-            logger.error("kind folder skipped", ["error": error.description])
-        }
+        for error in kindErrors { logger.error("kind folder skipped", ["error": error.description]) }
         for warning in catalog.nameWarnings { logger.warning("kind names", ["warning": warning]) }
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
         kindCatalog = catalog
@@ -162,12 +143,43 @@ public final class LiveActivityServer: @unchecked Sendable {
                                    kinds: catalog.registry)
         // Tokens of activities dismissed before the restart stay 410 Unregistered (as far as the log reaches).
         start.rememberDismissed((try? store.dismissedActivities(limit: RetiredPushTokens.capacity)) ?? [])
-        boundPipeline = ServiceBound(ChangePipeline(start), owner: onServiceThread)
-        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
-        connectStoreWriter()
-        connectStoreReader()
+        committer = ChangeCommitter(store: store, start: ChangePipeline(start), onServiceThread: onServiceThread,
+                                    metrics: metrics, logger: logger, clock: clock)
+        sessions = WebSocketSessions(configuration: configuration, committer: committer, onServiceThread: onServiceThread,
+                                     metrics: metrics, logger: logger, clock: clock, logID: logID)
+        timing = TimingDriver(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds), committer: committer,
+                              sessions: sessions, clock: clock)
         // The inspector's diffs start from the stored contents (never from a read of the event log).
         for activity in activities { inspector.contents[activity.id] = activity.content.jsonValue }
+        wire()
+    }
+
+    /// Builds the features and connects everything: the committer's hand-over to the inbox, its observers
+    /// (the timing's hold first, then the broadcast, then the features' effects), the sessions' context and
+    /// command table, the timing's share expiry and timer. Called once, at the end of `init`.
+    private func wire() {
+        committer.connect(handOver: { [unowned self] job in perform { _ in job() } })
+        let untyped = UntypedFeatures(server: self)
+        let activityCommands = ActivityCommands(committer: committer, context: ActivityCommands.Context(
+            now: clock,
+            channels: { [unowned self] in let registry = channels; return { registry.channels[$0] != nil } },
+            reply: { [unowned self] message, session in sessions.sendIfOpen(message, to: session) },
+            requestObservers: { [unowned self] in sessions.requestObservers }))
+        features = [sessions, activityCommands, untyped]
+        var tables = FeatureTables()
+        for feature in features { feature.register(in: &tables) }
+        sessions.commands = tables.commands
+        sessions.requestObservers = [untyped]
+        sessions.performHubActions = { [unowned self] actions in perform(actions) }
+        sessions.context = WebSocketSessions.Context(
+            kinds: { [unowned self] in kindCatalog.registry },
+            share: { [unowned self] token in shareLinks.share(forToken: token) },
+            forget: { [unowned self] session in inspector.subscribers.remove(session.id) })
+        committer.observers = [timing, sessions, untyped]
+        committer.onReloaded = { [unowned self] in sessions.greetAgain() }
+        committer.onCarriedOut = { [unowned self] in timing.scheduleTimer(now: clock()) }
+        timing.expireShares = { [unowned self] now in expireShares(now: now) }
+        timing.scheduleTimer = { [unowned self] seconds in scheduleTimer(after: seconds) }
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
@@ -176,9 +188,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// Thread-safe.
     public func reloadKinds() {
         let (catalog, errors, failed) = KindLoader.load(configuration.allKindsDirectories)
-        for error in errors {
-            logger.error("kind folder skipped", ["error": error.description])
-        }
+        for error in errors { logger.error("kind folder skipped", ["error": error.description]) }
         let templates = Self.parseTemplates(catalog, logger: logger)
         perform { server in
             let (merged, kept) = catalog.keeping(server.kindCatalog, whereFolderFailed: failed)
@@ -192,19 +202,16 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
 
     /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
-    /// activities keep their state and find their kind again by `attributesType`; those that no longer validate
-    /// are kept and marked with ``Activity/kindProblem``; when a mark changes, watching clients get a fresh
-    /// snapshot (as after a store reload). Service thread only.
+    /// activities that no longer validate are kept and marked with ``Activity/kindProblem``; when a mark
+    /// changes, watching clients get a fresh snapshot (as after a store reload). Service thread only.
     func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
-        let marksBefore = center.activities.mapValues(\.kindProblem)
+        let marksBefore = committer.center.activities.mapValues(\.kindProblem)
         kindCatalog = catalog
-        store.useKinds(catalog.registry)
+        committer.store.useKinds(catalog.registry)
         kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
-        pipeline.replaceKinds(catalog.registry)
-        // What clients were last told (reads and snapshots) is marked too (``Activity/kindProblem``).
-        storeStage.told?.replaceKinds(catalog.registry)
-        guard center.activities.mapValues(\.kindProblem) != marksBefore else { return }
-        for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
+        committer.replaceKinds(catalog.registry)
+        guard committer.center.activities.mapValues(\.kindProblem) != marksBefore else { return }
+        sessions.greetAgain()
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -271,8 +278,18 @@ public final class LiveActivityServer: @unchecked Sendable {
     }
 
     /// Runs the jobs other threads handed over. Service thread only.
-    func runInbox() {
-        for job in inbox.drain() { job(self) }
+    /// - Returns: how many ran.
+    @discardableResult
+    func runInbox() -> Int {
+        let jobs = inbox.drain()
+        for job in jobs { job(self) }
+        return jobs.count
+    }
+
+    /// Lets the store finish (``ChangeCommitter/finishStoreWork(runInbox:)``): at start-up and at shutdown.
+    /// Service thread only.
+    func finishStoreWork() {
+        committer.finishStoreWork(runInbox: { runInbox() })
     }
 
     /// Blocks until the service thread has stopped and released every connection.

@@ -10,6 +10,19 @@ protocol ChangeObserver: AnyObject {
     ///   - events: the committed events, in sequence order; never empty.
     ///   - now: the server time the change was judged at (what its broadcast carries as `serverTime`).
     func committed(_ events: [ActivityEvent], at now: Date)
+
+    /// Other instances' events (`--cluster`), applied here after they were recorded there. By default the
+    /// same as ``committed(_:at:)``; an observer whose effect the recording instance already had (fetching
+    /// a thumbnail, recording an inspection) does less.
+    /// - Parameters:
+    ///   - events: the applied events, in sequence order; never empty.
+    ///   - now: the server time they were applied at.
+    func replicated(_ events: [ActivityEvent], at now: Date)
+}
+
+extension ChangeObserver {
+    /// Treats other instances' events as committed here (see ``ChangeObserver/replicated(_:at:)``).
+    func replicated(_ events: [ActivityEvent], at now: Date) { committed(events, at: now) }
 }
 
 /// Told of every request a feature answered, for the push inspector: client messages over WebSocket and

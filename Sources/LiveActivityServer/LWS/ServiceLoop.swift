@@ -100,7 +100,7 @@ extension LiveActivityServer {
         runInbox()
         logger.info("listening", ["host": configuration.host, "port": "\(port)",
                                   "public": configuration.publicDirectory.path])
-        timerFired()
+        timing.timerFired()
         // Deadlines that passed while the server was down are durable before the first client is served.
         finishStoreWork()
 

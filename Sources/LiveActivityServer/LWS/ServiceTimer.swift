@@ -43,6 +43,6 @@ final class ServiceTimer {
 private func serviceTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
     guard let sul else { return }
     let server = ServiceTimer.server(of: sul)
-    server.timerFired()
+    server.timing.timerFired()
     server.writeBroadcast()
 }

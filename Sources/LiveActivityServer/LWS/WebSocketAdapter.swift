@@ -28,7 +28,7 @@ extension LiveActivityServer {
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         // A target or header lws cut at its limit (a token of 8 KB): 414 / 431, as for HTTP requests.
         if let tooLarge = HTTPAdapter.oversizedHead(wsi) { return refuseUpgrade(wsi, tooLarge.status.code, tooLarge.message) }
-        guard let refusal = admit(upgradeRequest(wsi)) else { return 0 }
+        guard let refusal = sessions.admit(upgradeRequest(wsi)) else { return 0 }
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }
 
@@ -81,7 +81,7 @@ extension LiveActivityServer {
             _ = lws_set_extension_option(wsi, "permessage-deflate", "server_no_context_takeover",
                                          deflate.clientNoContextTakeover ? "1" : "0")
         }
-        let session = sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate, offer: offer)
+        let session = sessions.sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate, offer: offer)
         let pointer = Unmanaged.passRetained(session).toOpaque()
         liveSessionPointers.insert(pointer)
         sessionData.storeBytes(of: pointer, as: UnsafeMutableRawPointer?.self)
@@ -99,7 +99,7 @@ extension LiveActivityServer {
     func webSocketReceived(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         guard let session = session(in: sessionData) else { return -1 }
         session._withUnsafeGuaranteedRef { session in
-            received(bytes, isFinal: lws_is_final_fragment(wsi) != 0, isBinary: lws_frame_is_binary(wsi) != 0, session: session)
+            sessions.received(bytes, isFinal: lws_is_final_fragment(wsi) != 0, isBinary: lws_frame_is_binary(wsi) != 0, session: session)
         }
         return 0
     }
@@ -293,7 +293,7 @@ extension LiveActivityServer {
               liveSessionPointers.remove(pointer) != nil else { return }
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         let session = Unmanaged<Session>.fromOpaque(pointer).takeRetainedValue()
-        sessionClosed(session)
+        sessions.sessionClosed(session)
     }
 
     // MARK: Actions

@@ -1,0 +1,549 @@
+import Foundation
+import LiveActivityCore
+
+/// The WebSocket connections: admitting handshakes, opening and closing sessions, reading whole messages
+/// (with the per-connection rate limit), dispatching them through the ``CommandTable`` after the role and
+/// scope checks, queuing replies in order (``inTurn(_:)`` behind the client's earlier changes), and the
+/// broadcast of committed events, ticks and heartbeats through the ``Hub``, each encoded once.
+///
+/// The lws adapter calls the entry points ``admit(_:)``, ``sessionOpened(_:connection:deflate:offer:)``,
+/// ``received(_:isFinal:isBinary:session:)`` and ``sessionClosed(_:)`` with values, and performs the hub's
+/// actions (``performHubActions``). Owns the hub, the session ids and the messages waiting for their turn.
+/// Answers `hello`, `list`, `catchUp` and `history` itself (``register(in:)``); every other command goes to
+/// the feature that registered it.
+///
+/// Service thread only (the hub is checked in debug builds).
+final class WebSocketSessions: ServerFeature, ChangeObserver {
+    /// What the sessions need from other features, as closures called on the service thread.
+    struct Context {
+        /// The kinds messages are parsed against (they change on reload).
+        var kinds: () -> KindRegistry = { KindRegistry([]) }
+        /// The share link a `?share=` token opens, if known (live or ended).
+        var share: (_ token: String) -> Share? = { _ in nil }
+        /// A session closed: features holding it forget it (the inspector's subscribers).
+        var forget: (Session) -> Void = { _ in }
+    }
+
+    /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
+    struct UpgradeRefusal: Error, Equatable {
+        /// 400, 401, 403, 404, 410 or 503.
+        let status: Int
+        /// The sentence after the status in the body.
+        let reason: String
+    }
+
+    /// The WebSocket endpoint's path.
+    static let webSocketPath = "/ws"
+
+    /// Most events a resume (`since`, `catchUp`) replays; a client further behind gets a fresh snapshot
+    /// (`reset: true`) instead, as when the log no longer reaches back that far. 10,000 events (about 6 MB of
+    /// workout events) are read in well under a second, off the service thread.
+    static let maximumResumeEvents = 10_000
+
+    /// The sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
+    private let boundHub: ServiceBound<Hub>
+    /// The hub. Service thread only (checked in debug builds).
+    var hub: Hub { boundHub.value }
+    /// The commands clients may send, by type; set by the composition root once every feature registered.
+    var commands = CommandTable()
+    /// Told of every message answered (the inspector).
+    var requestObservers: [any RequestObserver] = []
+    /// Performs the hub's actions on the connections (the lws adapter); set by the composition root.
+    var performHubActions: ([Hub.Action]) -> Void = { _ in }
+    /// Set at shutdown: handshakes are refused with 503.
+    var shuttingDown = false
+    /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
+    private var deferred: [UInt64: [ClientMessage]] = [:]
+    private var nextSessionID: UInt64 = 1
+
+    private let configuration: ServerConfiguration
+    private let committer: ChangeCommitter
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private let clock: @Sendable () -> Date
+    /// The event log's identity, sent with snapshots and `caughtUp`.
+    private let logID: String
+    /// What the sessions need of other features; set by the composition root before the first connection.
+    var context = Context()
+
+    /// - Parameters:
+    ///   - configuration: limits (connections, message size and rate, queued bytes), access, origins.
+    ///   - committer: what clients have been told (``ChangeCommitter/center``), turns, the store's reader.
+    ///   - onServiceThread: whether the caller runs on the service thread (the hub's check, debug builds).
+    ///   - logID: the event log's identity.
+    init(configuration: ServerConfiguration, committer: ChangeCommitter, onServiceThread: @escaping @Sendable () -> Bool,
+         metrics: ServerMetrics, logger: Logger, clock: @escaping @Sendable () -> Date, logID: String) {
+        self.configuration = configuration
+        self.committer = committer
+        self.metrics = metrics
+        self.logger = logger
+        self.clock = clock
+        self.logID = logID
+        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
+    }
+
+    /// Registers `hello`, `list`, `catchUp` and `history` (replies: they wait for the client's earlier changes).
+    func register(in tables: inout FeatureTables) {
+        tables.commands.register("hello", .reply) { [unowned self] call in
+            guard case .hello(let token) = call.command else { return }
+            hello(call.session, token: token, requestId: call.message.requestId)
+        }
+        tables.commands.register("list", .reply) { [unowned self] call in
+            let center = committer.center
+            send(.snapshot(requestId: call.message.requestId, serverTime: clock(), sequence: center.sequence,
+                           activities: center.ordered), to: call.session)
+        }
+        tables.commands.register("catchUp", .reply) { [unowned self] call in
+            guard case .catchUp(let since, let log) = call.command else { return }
+            resume(call.session, since: since, log: log, requestId: call.message.requestId)
+        }
+        tables.commands.register("history", .reply) { [unowned self] call in
+            guard case .history(let query) = call.command else { return }
+            answerHistory(query, requestId: call.message.requestId, to: call.session)
+        }
+    }
+
+    // MARK: Handshake and lifetime (the adapter's entry points)
+
+    /// Decides whether a WebSocket handshake may proceed.
+    /// - Returns: nil to accept, else the refusal to answer with.
+    func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
+        guard !shuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
+        guard upgrade.path == Self.webSocketPath else {
+            return UpgradeRefusal(status: 404, reason: "the WebSocket endpoint is \(Self.webSocketPath)")
+        }
+        if let text = upgrade.sinceText, upgrade.since == nil {
+            return UpgradeRefusal(status: 400, reason: "since: expected a whole number from 0 to 18446744073709551615 "
+                                  + "(the last sequence seen), got \"\(text.prefix(40))\"")
+        }
+        if let token = upgrade.shareToken {
+            guard let share = context.share(token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
+            guard share.isLive(at: clock()), committer.center.activities[share.activityId] != nil else {
+                return UpgradeRefusal(status: 410, reason: "this share has ended")
+            }
+        }
+        guard originAllowed(upgrade) else {
+            logger.warning("refused a cross-origin WebSocket", ["origin": upgrade.origin ?? ""])
+            return UpgradeRefusal(status: 403, reason: "origin not allowed; start the server with --allowed-origin to allow it")
+        }
+        guard hub.sessions.count < configuration.maximumConnections else {
+            return UpgradeRefusal(status: 503, reason: "too many connections (the limit is \(configuration.maximumConnections))")
+        }
+        guard upgrade.shareToken != nil || configuration.access.role(presenting: upgrade.token) != nil else {
+            return UpgradeRefusal(status: 401, reason: "the token matches no role")
+        }
+        return nil
+    }
+
+    /// Same-origin by default: a browser's `Origin` must be this server's own scheme and `Host`, or one of
+    /// the allowed origins. Clients that send no `Origin` (scripts) are not browsers and pass.
+    private func originAllowed(_ upgrade: UpgradeRequest) -> Bool {
+        guard let origin = upgrade.origin?.lowercased() else { return true }
+        let scheme = configuration.usesTLS ? "https" : "http"
+        if let host = upgrade.host?.lowercased(), origin == "\(scheme)://\(host)" { return true }
+        return configuration.allowedOrigins.contains { $0.lowercased() == origin }
+    }
+
+    /// Registers a new client and queues its first message: a `snapshot` (or the events after
+    /// `?since=`), or, if it must present a token first, an `unauthorized` error.
+    /// - Parameters:
+    ///   - connection: the adapter's handle of the connection (nil in tests).
+    ///   - deflate: what permessage-deflate allows the client, when it negotiated it (nil: plain).
+    ///   - offer: the client's `Sec-WebSocket-Extensions`, for the debug log.
+    /// - Returns: the session, which the adapter keeps in the connection's per-session data.
+    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle?, deflate: PermessageDeflate? = nil,
+                       offer: String? = nil) -> Session {
+        let id = nextSessionID
+        nextSessionID += 1
+        let share: Share? = upgrade.shareToken.flatMap { token in context.share(token) }
+        let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
+        let session = Session(id: id, connection: connection, role: role,
+                              rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond),
+                                                          closeAfter: configuration.rateLimitedBeforeClose))
+        session.deflate = deflate
+        session.shareId = share?.id
+        session.scope = share?.activityId
+        session.resumeFrom = upgrade.since
+        session.resumeLog = upgrade.log
+        hub.add(session)
+        if session.scope != nil {
+            hub.watch(session)
+            greet(session, since: nil)
+        } else if role == .unauthenticated {
+            send(.error(requestId: nil, ProtocolError(.unauthorized, field: "token",
+                 message: "token: this server needs a token to watch; send {\"type\":\"hello\",\"token\":…}")), to: session)
+        } else {
+            hub.watch(session)
+            greet(session, since: session.resumeFrom)
+        }
+        logger.debug("client connected", ["session.id": "\(id)", "session.role": role.rawValue, "sessions.total": "\(hub.sessions.count)",
+                                          "session.extensions": deflate.map { "permessage-deflate (\($0.summary)); offered: \(offer ?? "")" } ?? "none"])
+        return session
+    }
+
+    /// The first data a watching client gets: a snapshot, or the events after `since`.
+    func greet(_ session: Session, since: UInt64?, requestId: JSONValue? = nil) {
+        let center = committer.center
+        if let scope = session.scope {
+            send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence,
+                           activities: center.activities[scope].map { [$0] } ?? [], role: .viewer), to: session)
+        } else if let since {
+            resume(session, since: since, log: session.resumeLog, requestId: requestId)
+        } else {
+            send(.snapshot(requestId: requestId, serverTime: clock(), sequence: center.sequence, activities: center.ordered,
+                           role: session.role, logId: logID), to: session)
+        }
+    }
+
+    /// Greets every watching client again with a fresh snapshot (after a store reload, or when a kind reload
+    /// changed an activity's ``Activity/kindProblem`` mark).
+    func greetAgain() {
+        for session in hub.sessions.values where session.cursor != nil { greet(session, since: nil) }
+    }
+
+    /// Forgets a client whose connection has closed.
+    func sessionClosed(_ session: Session) {
+        hub.remove(session)
+        context.forget(session)
+        logger.debug("client disconnected", ["session.id": "\(session.id)", "sessions.total": "\(hub.sessions.count)"])
+    }
+
+    // MARK: Messages
+
+    /// Collects one fragment; once the message is whole, handles it.
+    /// - Parameters:
+    ///   - bytes: the fragment's payload (inflated, for a permessage-deflate client); valid during the call.
+    ///   - isFinal: whether this fragment ends the message.
+    ///   - isBinary: whether the message is a binary one (refused: the protocol is JSON text).
+    func received(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, isBinary: Bool, session: Session) {
+        if session.refusedOversizedMessage || session.flooding || session.closing != nil { return }
+        if session.incoming.count + bytes.count > configuration.maximumMessageBytes {
+            // Returning -1 here does not close a permessage-deflate connection in lws 4.1 (it goes on
+            // delivering inflated chunks), so drop the rest of the message and close from WRITEABLE.
+            session.refusedOversizedMessage = true
+            session.incoming = []
+            closeSoon(session, .messageTooBig, "message larger than \(configuration.maximumMessageBytes) bytes")
+            return
+        }
+        session.incoming.append(contentsOf: bytes)
+        guard isFinal else { return }
+        let message = session.incoming
+        session.incoming = []
+        metrics.messagesReceived += 1
+        metrics.bytesReceived += message.count
+        guard admitMessage(session, message) else { return }
+        if isBinary {
+            sendInTurn(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
+                 message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
+            return
+        }
+        handle(ClientMessage.parse(message, kinds: context.kinds()), from: session)
+    }
+
+    /// Applies the per-connection rate limit (``MessageRateLimit``). Each refused message gets its own
+    /// `rate_limited` error, with its `requestId`, so a client knows exactly what was not done. A client with
+    /// ``ServerConfiguration/rateLimitedBeforeClose`` messages refused within ``MessageRateLimit/window``
+    /// seconds keeps flooding and is closed with 1008, after the replies already queued for it.
+    /// - Returns: whether the message may be handled.
+    private func admitMessage(_ session: Session, _ message: [UInt8]) -> Bool {
+        switch session.rateLimit.admit(at: clock()) {
+        case .admit:
+            return true
+        case .closeFlooding:
+            logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
+            // Nothing more is read from it; it is closed once the replies to what it asked before are queued
+            // (changes still waiting for the store get their acks first).
+            session.flooding = true
+            let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
+            committer.inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
+        case .refuse:
+            sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: context.kinds()).requestId, ProtocolError(.rateLimited, field: nil,
+                 message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
+        }
+        return false
+    }
+
+    /// Answers one parsed client message: refused here when the sender may not send it (a share viewer
+    /// sends nothing, a client without a role only `hello`, a controller command needs the controller role),
+    /// else handed to the feature that registered its type (``commands``). A change is acknowledged (and
+    /// broadcast) once durable; other replies wait for the changes before them (``waitsForTurn(_:from:)``), so
+    /// each client gets its replies in the order of its requests. The request observers are told once it is
+    /// answered (by the handler itself for a change, see ``CommandTable/Entry/reportsItself``).
+    /// - Parameter inTurn: the message waited for its turn already.
+    func handle(_ message: ClientMessage, from session: Session, inTurn: Bool = false) {
+        if !inTurn, waitsForTurn(message, from: session) { return }
+        if let (command, entry) = admittedCommand(message, from: session) {
+            let call = CommandCall(message: message, command: command, session: session)
+            entry.handler(call)
+            if entry.reportsItself { return }
+        }
+        for observer in requestObservers { observer.messageAnswered(message, answer: nil, from: session) }
+    }
+
+    /// Checks the sender's scope and role, and answers a message it may not send (or that did not parse, or
+    /// that no feature handles) with an error.
+    /// - Returns: the command and its table entry when it may be handled; nil when it was answered here.
+    private func admittedCommand(_ message: ClientMessage, from session: Session) -> (ClientMessage.Command, CommandTable.Entry)? {
+        let command: ClientMessage.Command
+        switch message.command {
+        case _ where session.scope != nil:
+            send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: nil, message: "a share link is read-only: it can only watch")), to: session)
+            return nil
+        case .failure(let error):
+            send(.error(requestId: message.requestId, error), to: session)
+            return nil
+        case .success(let parsed):
+            command = parsed
+        }
+        if case .hello = command {
+            // The one message a client without a role may send.
+        } else if session.role == .unauthenticated {
+            send(.error(requestId: message.requestId, ProtocolError(.unauthorized, field: "token",
+                 message: "token: present a token first with {\"type\":\"hello\",\"token\":…} (got \(command.name))")), to: session)
+            return nil
+        } else if command.isControl, session.role < .controller {
+            send(.error(requestId: message.requestId, ProtocolError(.forbidden, field: "type",
+                 message: "type: \(command.name) needs the controller role; this connection is a \(session.role.rawValue) (present the controller token)")), to: session)
+            return nil
+        }
+        guard let entry = commands.entry(for: command) else {
+            send(.error(requestId: message.requestId, ProtocolError(.unknownType, field: "type",
+                 message: "type: \(command.name) is not served here")), to: session)
+            return nil
+        }
+        return (command, entry)
+    }
+
+    /// Answers `hello`: takes the role the token grants; a client that could not watch before now gets its
+    /// snapshot.
+    private func hello(_ session: Session, token: String, requestId: JSONValue?) {
+        guard let role = configuration.access.role(presenting: token) else {
+            send(.error(requestId: requestId, ProtocolError(.unauthorized, field: "token", message: "token: matches no role")), to: session)
+            return
+        }
+        let before = session.role
+        session.role = role
+        send(.hello(requestId: requestId, role: role), to: session)
+        if before == .unauthenticated, role != .unauthenticated {
+            hub.watch(session)
+            greet(session, since: session.resumeFrom)
+        }
+    }
+
+    // MARK: Turns
+
+    /// Queues one client message behind the changes still waiting for the store, when it must wait: it is
+    /// not a change itself (a change is judged at once, on the speculative state), or messages of the same
+    /// client already wait. Its turn comes in ``handle(_:from:inTurn:)``.
+    /// - Returns: whether the message was queued (the caller stops there).
+    private func waitsForTurn(_ message: ClientMessage, from session: Session) -> Bool {
+        if deferred[session.id] != nil {
+            deferred[session.id]!.append(message)
+            return true
+        }
+        if committer.pipeline.isIdle || takesChangePath(message, from: session) { return false }
+        deferred[session.id] = [message]
+        committer.inTurn { [self] in takeTurn(session) }
+        return true
+    }
+
+    /// Handles a session's waiting messages, in order, until one that must wait again (a reply behind a
+    /// change just proposed).
+    private func takeTurn(_ session: Session) {
+        guard hub.sessions[session.id] === session else {
+            deferred[session.id] = nil
+            return
+        }
+        while let message = deferred[session.id]?.first {
+            deferred[session.id]!.removeFirst()
+            let wasChange = takesChangePath(message, from: session)
+            handle(message, from: session, inTurn: true)
+            guard let next = deferred[session.id]?.first else { break }
+            if wasChange, !takesChangePath(next, from: session), !committer.pipeline.isIdle {
+                committer.inTurn { [self] in takeTurn(session) }
+                return
+            }
+        }
+        deferred[session.id] = nil
+    }
+
+    /// Whether ``handle(_:from:inTurn:)`` takes `message` to the change path (its command's
+    /// ``CommandTable/Path/change``, the sender allowed to send it), rather than answering it without the
+    /// store (a read, an error, `hello`).
+    private func takesChangePath(_ message: ClientMessage, from session: Session) -> Bool {
+        guard session.scope == nil, session.role != .unauthenticated, case .success(let command) = message.command else { return false }
+        if command.isControl, session.role < .controller { return false }
+        return commands.entry(for: command)?.path == .change
+    }
+
+    // MARK: Replies
+
+    /// Queues a reply that needs no store in its turn: after the replies to changes this client (or any)
+    /// made before, which may still wait for the store.
+    func sendInTurn(_ message: ServerMessage, to session: Session) {
+        committer.inTurn { [self] in sendIfOpen(message, to: session) }
+    }
+
+    /// Queues a message for a client, unless its connection has closed meanwhile (a completion that ran
+    /// after the store).
+    func sendIfOpen(_ message: ServerMessage, to session: Session) {
+        guard hub.sessions[session.id] === session else { return }
+        send(message, to: session)
+    }
+
+    /// Queues one message for one client (a `snapshot`, `caughtUp` or `hello` with the heartbeat interval).
+    func send(_ message: ServerMessage, to session: Session) {
+        enqueue(frame(for: message), to: session)
+    }
+
+    /// One reply as the wire carries it, whether queued now (``send(_:to:)``) or put in a reserved place
+    /// (``Hub/fill(_:with:)``): `heartbeatSeconds` in `snapshot`, `caughtUp` and `hello`, and an error counted
+    /// for `/metrics`.
+    func frame(for message: ServerMessage) -> Frame {
+        if case .error(_, let error) = message { metrics.errors[error.code.rawValue, default: 0] += 1 }
+        return Frame(message.encoded(heartbeatSeconds: configuration.heartbeatSeconds))
+    }
+
+    /// Queues a frame for one client, in order with the broadcast. A client that would then lag by more than
+    /// ``ServerConfiguration/maximumQueuedBytes`` is closed with 1013 instead (it may resume with `since`).
+    func enqueue(_ frame: Frame, to session: Session) {
+        performHubActions(hub.send(frame, to: session))
+    }
+
+    /// Closes a client with `code` at its next WRITEABLE, or kills it after 5 seconds if it never becomes
+    /// writable. Nothing more is queued for it from now on.
+    /// - Parameter keepingQueued: write what is already queued first (replies to requests it made before);
+    ///   otherwise that is dropped (a client too slow to take it, a protocol error).
+    func closeSoon(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) {
+        performHubActions(hub.close(session, code, reason, keepingQueued: keepingQueued))
+    }
+
+    // MARK: Reads (off the service thread)
+
+    /// What the reader thread found for a resume.
+    enum ResumeRead: Sendable {
+        /// The events after `since`, encoded: replay them, then `caughtUp`.
+        case replay([Frame])
+        /// The log does not reach back that far, or the gap is too long to replay: a reset snapshot.
+        case reset
+        /// The store failed.
+        case failed(StoreReadError)
+    }
+
+    /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
+    /// that far, the gap is longer than ``maximumResumeEvents`` or than half of `--max-queued-bytes`, `since`
+    /// is ahead of the server, or `log` names another log, a snapshot with `reset: true`. The log is read on
+    /// the reader thread (``StoreReader``); the answer takes the place it would have had if read at once
+    /// (``Hub/reserve(for:)``): after the broadcast frames sent before the request, before those after it.
+    func resume(_ session: Session, since: UInt64, log: String? = nil, requestId: JSONValue?) {
+        let now = clock()
+        let told = committer.center
+        let upTo = told.sequence
+        let logID = self.logID
+        let role = session.role
+        func resetSnapshot() -> ServerMessage {
+            .snapshot(requestId: requestId, serverTime: now, sequence: told.sequence, activities: told.ordered,
+                      reset: true, role: role, logId: logID)
+        }
+        if since > upTo || (log != nil && log != logID) {
+            send(resetSnapshot(), to: session)
+            return
+        }
+        let caughtUp = ServerMessage.caughtUp(requestId: requestId, serverTime: now, sequence: upTo, role: role, logId: logID)
+        if since == upTo {
+            send(caughtUp, to: session)
+            return
+        }
+        guard let reservation = hub.reserve(for: session) else { return }
+        let allowance = configuration.maximumQueuedBytes / 2
+        committer.reader.read({ store -> ResumeRead in
+            do {
+                guard let events = try store.events(after: since, limit: Self.maximumResumeEvents) else { return .reset }
+                var frames: [Frame] = []
+                var bytes = 0
+                for event in events where event.sequence <= upTo {
+                    let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
+                    bytes += frame.count
+                    if bytes > allowance { return .reset }
+                    frames.append(frame)
+                }
+                return .replay(frames)
+            } catch {
+                return .failed(StoreReadError(error))
+            }
+        }) { [self] read in
+            let frames: [Frame]
+            switch read {
+            case .replay(let events):
+                frames = events + [frame(for: caughtUp)]
+            case .reset:
+                frames = [frame(for: resetSnapshot())]
+            case .failed(let error):
+                frames = [frame(for: .error(requestId: requestId, committer.storageUnavailable(error)))]
+            }
+            performHubActions(hub.fill(reservation, with: frames))
+        }
+    }
+
+    /// Answers `history` from the reader thread (read and encoded there), in its place among the session's
+    /// replies.
+    func answerHistory(_ query: HistoryQuery, requestId: JSONValue?, to session: Session) {
+        guard let reservation = hub.reserve(for: session) else { return }
+        committer.reader.read({ store -> Result<Frame, StoreReadError> in
+            Result { try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId) }
+                .map { Frame(ServerMessage.history(requestId: requestId, entries: $0).encoded()) }
+                .mapError { StoreReadError($0) }
+        }) { [self] result in
+            let answer: Frame
+            switch result {
+            case .success(let history): answer = history
+            case .failure(let error): answer = frame(for: .error(requestId: requestId, committer.storageUnavailable(error)))
+            }
+            performHubActions(hub.fill(reservation, with: [answer]))
+        }
+    }
+
+    // MARK: Broadcast
+
+    /// Sends each committed event to every watching client: encoded once into the hub's ring, which every
+    /// session reads (``ChangeObserver``).
+    /// - Parameter now: the server time the events carry as `serverTime`.
+    func committed(_ events: [ActivityEvent], at now: Date) {
+        for event in events {
+            let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
+            frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
+            let audience = hub.audience(activityId: event.activity.id)
+            frame.writesLeft = audience
+            metrics.broadcastEncodes += 1
+            metrics.broadcastDeliveries += audience
+            performHubActions(hub.broadcast(frame, activityId: event.activity.id))
+            logger.info("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
+                                  "activity.id": event.activity.id, "activity.state": event.activity.activityState.rawValue,
+                                  "clients": "\(audience)"])
+        }
+    }
+
+    /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
+    /// a tick of their own activity only, encoded once per shared activity. Whether it goes out at once or
+    /// with the next broadcast is the timing's (``TimingDriver``).
+    func broadcast(_ tick: Tick) {
+        let frame = Frame(ServerMessage.tick(tick).encoded())
+        metrics.broadcastEncodes += 1
+        let delivered = hub.tick(frame) { scope in
+            let timers = tick.timers.filter { $0.activityId == scope }
+            return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
+        }
+        metrics.broadcastDeliveries += delivered
+    }
+
+    /// The heartbeat (docs/PROTOCOL.md, `heartbeat`): appends one to the broadcast ring, in order with the
+    /// events, for every watching session (share viewers too), so that a page can tell a live connection
+    /// from one that died without a close. Encoded once; not counted in the broadcast metrics, which measure
+    /// changes. Nothing is sent while nobody watches.
+    /// - Parameter now: the server time it carries as `serverTime`.
+    func broadcastHeartbeat(at now: Date) {
+        guard hub.watching > 0 else { return }
+        let message = ServerMessage.heartbeat(serverTime: now, intervalSeconds: configuration.heartbeatSeconds)
+        performHubActions(hub.broadcast(Frame(message.encoded()), activityId: nil))
+    }
+}
