@@ -35,11 +35,6 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
 
-    /// Most events a resume (`since`, `catchUp`) replays; a client further behind gets a fresh snapshot
-    /// (`reset: true`) instead, as when the log no longer reaches back that far. 10,000 events (about 6 MB of
-    /// workout events) are read in well under a second, off the service thread.
-    static let maximumResumeEvents = 10_000
-
     /// The sessions and the broadcast (see ``Hub``), checked to be touched on the service thread only.
     private let boundHub: ServiceBound<Hub>
     /// The hub. Service thread only (checked in debug builds).
@@ -56,13 +51,18 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     private var deferred: [UInt64: [ClientMessage]] = [:]
     private var nextSessionID: UInt64 = 1
 
-    private let configuration: ServerConfiguration
-    private let committer: ChangeCommitter
-    private let metrics: ServerMetrics
-    private let logger: Logger
-    private let clock: @Sendable () -> Date
+    /// Limits, access, origins, the heartbeat interval.
+    let configuration: ServerConfiguration
+    /// What clients were told, turns, the store's reader.
+    let committer: ChangeCommitter
+    /// Counters for `/metrics`.
+    let metrics: ServerMetrics
+    /// Where connection and event lines go.
+    let logger: Logger
+    /// The server's clock.
+    let clock: @Sendable () -> Date
     /// The event log's identity, sent with snapshots and `caughtUp`.
-    private let logID: String
+    let logID: String
     /// What the sessions need of other features; set by the composition root before the first connection.
     var context = Context()
 
@@ -416,134 +416,5 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     ///   otherwise that is dropped (a client too slow to take it, a protocol error).
     func closeSoon(_ session: Session, _ code: CloseCode, _ reason: String, keepingQueued: Bool = false) {
         performHubActions(hub.close(session, code, reason, keepingQueued: keepingQueued))
-    }
-
-    // MARK: Reads (off the service thread)
-
-    /// What the reader thread found for a resume.
-    enum ResumeRead: Sendable {
-        /// The events after `since`, encoded: replay them, then `caughtUp`.
-        case replay([Frame])
-        /// The log does not reach back that far, or the gap is too long to replay: a reset snapshot.
-        case reset
-        /// The store failed.
-        case failed(StoreReadError)
-    }
-
-    /// Sends a client every event after `since`, then `caughtUp`; or, when the log no longer reaches back
-    /// that far, the gap is longer than ``maximumResumeEvents`` or than half of `--max-queued-bytes`, `since`
-    /// is ahead of the server, or `log` names another log, a snapshot with `reset: true`. The log is read on
-    /// the reader thread (``StoreReader``); the answer takes the place it would have had if read at once
-    /// (``Hub/reserve(for:)``): after the broadcast frames sent before the request, before those after it.
-    func resume(_ session: Session, since: UInt64, log: String? = nil, requestId: JSONValue?) {
-        let now = clock()
-        let told = committer.center
-        let upTo = told.sequence
-        let logID = self.logID
-        let role = session.role
-        func resetSnapshot() -> ServerMessage {
-            .snapshot(requestId: requestId, serverTime: now, sequence: told.sequence, activities: told.ordered,
-                      reset: true, role: role, logId: logID)
-        }
-        if since > upTo || (log != nil && log != logID) {
-            send(resetSnapshot(), to: session)
-            return
-        }
-        let caughtUp = ServerMessage.caughtUp(requestId: requestId, serverTime: now, sequence: upTo, role: role, logId: logID)
-        if since == upTo {
-            send(caughtUp, to: session)
-            return
-        }
-        guard let reservation = hub.reserve(for: session) else { return }
-        let allowance = configuration.maximumQueuedBytes / 2
-        committer.reader.read({ store -> ResumeRead in
-            do {
-                guard let events = try store.events(after: since, limit: Self.maximumResumeEvents) else { return .reset }
-                var frames: [Frame] = []
-                var bytes = 0
-                for event in events where event.sequence <= upTo {
-                    let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
-                    bytes += frame.count
-                    if bytes > allowance { return .reset }
-                    frames.append(frame)
-                }
-                return .replay(frames)
-            } catch {
-                return .failed(StoreReadError(error))
-            }
-        }) { [self] read in
-            let frames: [Frame]
-            switch read {
-            case .replay(let events):
-                frames = events + [frame(for: caughtUp)]
-            case .reset:
-                frames = [frame(for: resetSnapshot())]
-            case .failed(let error):
-                frames = [frame(for: .error(requestId: requestId, committer.storageUnavailable(error)))]
-            }
-            performHubActions(hub.fill(reservation, with: frames))
-        }
-    }
-
-    /// Answers `history` from the reader thread (read and encoded there), in its place among the session's
-    /// replies.
-    func answerHistory(_ query: HistoryQuery, requestId: JSONValue?, to session: Session) {
-        guard let reservation = hub.reserve(for: session) else { return }
-        committer.reader.read({ store -> Result<Frame, StoreReadError> in
-            Result { try store.history(limit: query.limit, before: query.before, beforeId: query.beforeId) }
-                .map { Frame(ServerMessage.history(requestId: requestId, entries: $0).encoded()) }
-                .mapError { StoreReadError($0) }
-        }) { [self] result in
-            let answer: Frame
-            switch result {
-            case .success(let history): answer = history
-            case .failure(let error): answer = frame(for: .error(requestId: requestId, committer.storageUnavailable(error)))
-            }
-            performHubActions(hub.fill(reservation, with: [answer]))
-        }
-    }
-
-    // MARK: Broadcast
-
-    /// Sends each committed event to every watching client: encoded once into the hub's ring, which every
-    /// session reads (``ChangeObserver``).
-    /// - Parameter now: the server time the events carry as `serverTime`.
-    func committed(_ events: [ActivityEvent], at now: Date) {
-        for event in events {
-            let frame = Frame(ServerMessage.activity(event, serverTime: now).encoded())
-            frame.acceptedAt = DispatchTime.now().uptimeNanoseconds
-            let audience = hub.audience(activityId: event.activity.id)
-            frame.writesLeft = audience
-            metrics.broadcastEncodes += 1
-            metrics.broadcastDeliveries += audience
-            performHubActions(hub.broadcast(frame, activityId: event.activity.id))
-            logger.info("event", ["event.kind": event.kind.rawValue, "event.sequence": "\(event.sequence)",
-                                  "activity.id": event.activity.id, "activity.state": event.activity.activityState.rawValue,
-                                  "clients": "\(audience)"])
-        }
-    }
-
-    /// Sends the tick to every client, replacing any tick a slow client has not taken yet. Share viewers get
-    /// a tick of their own activity only, encoded once per shared activity. Whether it goes out at once or
-    /// with the next broadcast is the timing's (``TimingDriver``).
-    func broadcast(_ tick: Tick) {
-        let frame = Frame(ServerMessage.tick(tick).encoded())
-        metrics.broadcastEncodes += 1
-        let delivered = hub.tick(frame) { scope in
-            let timers = tick.timers.filter { $0.activityId == scope }
-            return timers.isEmpty ? nil : Frame(ServerMessage.tick(Tick(serverTime: tick.serverTime, timers: timers)).encoded())
-        }
-        metrics.broadcastDeliveries += delivered
-    }
-
-    /// The heartbeat (docs/PROTOCOL.md, `heartbeat`): appends one to the broadcast ring, in order with the
-    /// events, for every watching session (share viewers too), so that a page can tell a live connection
-    /// from one that died without a close. Encoded once; not counted in the broadcast metrics, which measure
-    /// changes. Nothing is sent while nobody watches.
-    /// - Parameter now: the server time it carries as `serverTime`.
-    func broadcastHeartbeat(at now: Date) {
-        guard hub.watching > 0 else { return }
-        let message = ServerMessage.heartbeat(serverTime: now, intervalSeconds: configuration.heartbeatSeconds)
-        performHubActions(hub.broadcast(Frame(message.encoded()), activityId: nil))
     }
 }
