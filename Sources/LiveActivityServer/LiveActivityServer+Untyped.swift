@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityCore
+import LiveActivityRendering
 
 /// INTERIM (issue 28): what the parts of the server that are not types of their own yet still ask of the
 /// server: the lws adapter (LWS/, moving to its own target) and the features still written as
@@ -71,6 +72,27 @@ extension LiveActivityServer {
     }
     /// See ``ChangeCommitter/storageUnavailable(_:)``.
     func storageUnavailable(_ error: any Error) -> ProtocolError { committer.storageUnavailable(error) }
+
+    /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
+    /// activities that no longer validate are kept and marked with ``Activity/kindProblem``; when a mark
+    /// changes, watching clients get a fresh snapshot (as after a store reload) (the Kinds feature's; here
+    /// until it is a type).
+    func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
+        let marksBefore = committer.center.activities.mapValues(\.kindProblem)
+        kindCatalog = catalog
+        committer.store.useKinds(catalog.registry)
+        kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
+        committer.replaceKinds(catalog.registry)
+        guard committer.center.activities.mapValues(\.kindProblem) != marksBefore else { return }
+        sessions.greetAgain()
+    }
+
+    /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
+    /// the HTTP/2 thread (the Push feature's; here until it is a type).
+    func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        if apnsRouter == nil { apnsRouter = makeAPNsRouter() }
+        apnsRouter!.dispatch(request, HTTPResponder { response in reply(response) })
+    }
 
     /// Applies one APNs-shaped push: parsed, checked as APNs and iOS would, recorded, broadcast (the Push
     /// feature's; here until it is a type).

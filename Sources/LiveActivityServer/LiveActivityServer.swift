@@ -10,7 +10,8 @@ import Synchronization
 /// The composition root: builds the store's committer (``ChangeCommitter``: the change pipeline, the store
 /// writer and reader), the WebSocket sessions and their hub (``WebSocketSessions``), the timing
 /// (``TimingDriver``) and the features, fills the tables they register in (``FeatureTables``), and wires
-/// the observers of committed changes and answered requests. It owns no feature's state.
+/// the observers of committed changes and answered requests. It owns no state of the kernel's types; the lws
+/// adapter and the features not yet types of their own keep theirs here until they are (marked below).
 ///
 /// Threading: one service thread runs `lws_service` and owns every lws object, the committer, the sessions
 /// and the features; the store thread (``StoreWriter``) records changes and hands the results back through
@@ -23,12 +24,14 @@ public final class LiveActivityServer: @unchecked Sendable {
     public let pushToStartToken: String
     /// The event log's identity (see ``ActivityStore/logID()``), sent with snapshots and `caughtUp`.
     public let logID: String
+    /// Where diagnostics go.
     let logger: Logger
     /// The current time, to the millisecond (as dates are written on the wire and in the store).
     let clock: @Sendable () -> Date
 
     // MARK: Cross-thread state
 
+    /// Set by ``stop()``; the service loop ends its rounds when it sees it.
     let stopRequested = Atomic<Bool>(false)
     /// Jobs for the service thread from other threads.
     let inbox = ServiceInbox()
@@ -38,9 +41,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     let serviceThreadHandle = Locked<JoinableThread?>(nil)
     /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
     let liveContext = Locked<ContextHandle?>(nil)
+    /// {lock} how startup went (the port, or why not); `started` signals it, `finished` the end of the loop.
     let startupResult = Locked<Result<Int, ServerError>?>(nil)
-    let started = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
     /// Whether the caller runs on the service thread (for preconditions and tests).
     var isOnServiceThread: Bool {
         serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
@@ -93,9 +96,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The push inspector's records and watchers (see Inspector/).
     let inspector = Inspector()
     /// The activity kinds and their folders (Kinds/); swapped by ``replaceKinds(_:templates:)``.
-    private(set) var kindCatalog: KindCatalog
+    var kindCatalog: KindCatalog
     /// The catalog's templates, parsed when it was loaded.
-    private(set) var kindTemplates: KindTemplates
+    var kindTemplates: KindTemplates
     /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
     let kindWatcher = Locked<KindFolderWatcher?>(nil)
     /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
@@ -201,19 +204,6 @@ public final class LiveActivityServer: @unchecked Sendable {
         }
     }
 
-    /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
-    /// activities that no longer validate are kept and marked with ``Activity/kindProblem``; when a mark
-    /// changes, watching clients get a fresh snapshot (as after a store reload). Service thread only.
-    func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
-        let marksBefore = committer.center.activities.mapValues(\.kindProblem)
-        kindCatalog = catalog
-        committer.store.useKinds(catalog.registry)
-        kindTemplates = templates ?? Self.parseTemplates(catalog, logger: logger)
-        committer.replaceKinds(catalog.registry)
-        guard committer.center.activities.mapValues(\.kindProblem) != marksBefore else { return }
-        sessions.greetAgain()
-    }
-
     /// Starts the service thread and returns once the server listens.
     /// - Returns: the TCP port it listens on (the kernel's pick when the configuration says 0).
     /// - Throws: ``ServerError`` when the configuration is unsafe or incomplete (see
@@ -253,13 +243,6 @@ public final class LiveActivityServer: @unchecked Sendable {
             watcher.start()
         }
         return port
-    }
-
-    /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
-    /// the HTTP/2 thread. Service thread only.
-    func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
-        if apnsRouter == nil { apnsRouter = makeAPNsRouter() }
-        apnsRouter!.dispatch(request, HTTPResponder { response in reply(response) })
     }
 
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.

@@ -44,8 +44,18 @@ final class ChangeCommitter: @unchecked Sendable {
     let stage = StoreStage()
     /// The pipeline, checked to be touched on the service thread only (debug builds).
     private let boundPipeline: ServiceBound<ChangePipeline>
-    /// Told of every committed change, in registration order (the sessions first: they broadcast).
-    var observers: [any ChangeObserver] = []
+    /// Told of every committed change, in this order (the timing, then the sessions' broadcast, then the
+    /// features' effects). Held unowned: the composition root keeps them alive, and they may hold the
+    /// committer (the sessions do) without a cycle.
+    var observers: [any ChangeObserver] {
+        get { held.map(\.observer) }
+        set { held = newValue.map(HeldObserver.init) }
+    }
+    /// An observer, unowned.
+    private struct HeldObserver {
+        unowned let observer: any ChangeObserver
+    }
+    private var held: [HeldObserver] = []
     /// Runs after a store reload (``ChangePipeline/Step/reloaded``): the sessions greet every watching
     /// client again with a fresh snapshot.
     var onReloaded: () -> Void = {}
@@ -171,7 +181,7 @@ final class ChangeCommitter: @unchecked Sendable {
     /// - Parameter now: the server time they were judged at.
     func publish(_ events: [ActivityEvent], at now: Date) {
         guard !events.isEmpty else { return }
-        for observer in observers { observer.committed(events, at: now) }
+        for entry in held { entry.observer.committed(events, at: now) }
     }
 
     /// Carries out what the pipeline asked for: submissions to the store first, then the steps in order
@@ -198,7 +208,7 @@ final class ChangeCommitter: @unchecked Sendable {
                 case .replicated(let events):
                     guard !events.isEmpty else { continue }
                     let now = clock()
-                    for observer in observers { observer.replicated(events, at: now) }
+                    for entry in held { entry.observer.replicated(events, at: now) }
                 case .reloaded:
                     onReloaded()
                 }
