@@ -23,7 +23,12 @@ struct KernelTests {
 
     /// A committer, sessions and (optionally) the activity commands, wired as the composition root wires them.
     final class Kernel {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
+        /// The fake clock's reading.
+        let time = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+        var now: Date {
+            get { time.withLock { $0 } }
+            set { time.withLock { $0 = newValue } }
+        }
         let committer: ChangeCommitter
         let sessions: WebSocketSessions
         let recorder = Recorder()
@@ -34,7 +39,8 @@ struct KernelTests {
             configuration.access = access
             let logger = Logger(label: "test", level: .error)
             let metrics = ServerMetrics()
-            let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_800_000_000) }
+            let time = self.time
+            let clock: @Sendable () -> Date = { time.withLock { $0 } }
             let center = ActivityCenter(activities: [], sequence: 0, maximumLive: 10, kinds: .builtIn)
             committer = ChangeCommitter(store: InMemoryActivityStore(), start: ChangePipeline(center), onServiceThread: { true },
                                         metrics: metrics, logger: logger, clock: clock)
@@ -42,10 +48,11 @@ struct KernelTests {
             sessions = WebSocketSessions(configuration: configuration, committer: committer, onServiceThread: { true },
                                          metrics: metrics, logger: logger, clock: clock, logID: "log")
             sessions.context = WebSocketSessions.Context(kinds: { .builtIn })
+            timing = TimingDriver(heartbeatInterval: 15, committer: committer, sessions: sessions, clock: clock)
             var features: [any ServerFeature] = [sessions]
             if activityCommands {
                 features.append(ActivityCommands(committer: committer, context: ActivityCommands.Context(
-                    now: { [unowned self] in now },
+                    now: clock,
                     channels: { [unowned self] in let known = channels; return { known.contains($0) } },
                     reply: { [unowned self] message, session in sessions.sendIfOpen(message, to: session) },
                     requestObservers: { [unowned self] in [recorder] })))
@@ -55,9 +62,14 @@ struct KernelTests {
             extra(&tables)
             sessions.commands = tables.commands
             sessions.requestObservers = [recorder]
-            committer.observers = [sessions, recorder]
+            committer.observers = [timing, sessions, recorder]
+            timing.scheduleTimer = { [unowned self] seconds in scheduled.append(seconds) }
             self.features = features
         }
+        /// The timing, its timer recorded in ``scheduled`` rather than armed.
+        let timing: TimingDriver
+        /// What the timing asked the timer for (seconds), in order.
+        var scheduled: [TimeInterval] = []
         private var features: [any ServerFeature] = []
 
         /// Opens a session presenting `token` (or none), and drops its greeting.
@@ -176,5 +188,22 @@ struct KernelTests {
         let snapshot = kernel.written(to: controller)
         #expect(snapshot.first?["type"] as? String == "snapshot")
         #expect((snapshot.first?["activities"] as? [Any])?.count == 1)
+    }
+
+    // MARK: TimingDriver
+
+    @Test func aDeadlineIsAppliedThroughTheCommitterAndBroadcastAtTheTimerPass() throws {
+        let kernel = Kernel()
+        let controller = kernel.open()
+        kernel.send(#"{"type":"start","requestId":1,"attributes":{"workout":"yoga"},"durationSeconds":60}"#, from: controller)
+        #expect(kernel.written(to: controller).map { $0["type"] as? String } == ["ack", "activity"])
+        let started = kernel.now
+        kernel.now = started.addingTimeInterval(61)
+        kernel.timing.timerFired()
+        #expect(kernel.recorder.committed.map(\.kinds) == [[.started], [.timerFinished, .stale]], "the countdown ends, and its stale date with it")
+        #expect(kernel.recorder.committed.last?.at == started.addingTimeInterval(61))
+        let written = kernel.written(to: controller)
+        #expect(written.contains { $0["type"] as? String == "activity" && $0["event"] as? String == "timerFinished" })
+        #expect(!kernel.scheduled.isEmpty && kernel.scheduled.allSatisfy { $0 > 0 && $0 <= 1 }, "re-armed for the next second at the latest")
     }
 }
