@@ -72,7 +72,8 @@ let package = Package(
         // Pure domain: activities, lifecycle, JSON messages, the hub and the timing. No I/O, no C.
         // Release builds skip the run-time exclusivity checks (SE-0176) here as in LiveActivityServer: the hub
         // (Hub/) lives on the service thread, and the checks cost a call per class-property access on the
-        // write path (`Hub.nextWrite(for:)` had 19 `swift_beginAccess` calls once moved here). Debug builds keep them.
+        // write path (`Hub.nextWrite(for:)` had 19 `swift_beginAccess` calls once moved here): with the checks on a delivery
+        // costs 3,025 instructions instead of 2,016 (BENCHMARKS.md, issue 28). Debug builds keep them.
         .target(name: "LiveActivityCore",
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Storage: activities and the event log in SQLite, behind LiveActivityCore's ActivityStore.

@@ -59,8 +59,13 @@ public final class LiveActivityServer: @unchecked Sendable {
     let timing: TimingDriver
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
-    /// The features, kept alive here (their registered handlers hold them unowned).
-    private(set) var features: [any ServerFeature] = []
+    /// The features (Features/ServerFeatures.swift); built at the end of `init`.
+    private(set) var features: ServerFeatures!
+    /// The route tables and the WebSocket command table the features filled (``makeRouter()``, when the
+    /// service loop starts). Service thread only.
+    private(set) var tables = FeatureTables()
+    /// The activity kinds and their folders, as the renderings feature holds them.
+    var kindCatalog: KindCatalog { features.renderings.catalog }
 
     // MARK: The lws adapter's state (moves into the adapter with the LiveActivityLWS target)
 
@@ -77,32 +82,12 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
     var runtime: LWSRuntime?
 
-    // MARK: Features not yet types of their own (their state moves into them with the features branch)
-
-    /// Share links, live and recently ended (see Shares/ShareLinks.swift).
-    let shareLinks: ShareLinks
-    /// What share links see of the server (Shares/LiveActivityServer+Shares.swift), made once.
-    lazy var shareLinksContext: ShareLinks.Context = makeShareLinksContext()
-    /// Who may send APNs-shaped requests (provider tokens, checked with `--apns-key`).
-    let providerAuthority: ProviderAuthority
-    /// The broadcast channels, as the store keeps them (Push/LiveActivityServer+Channels.swift).
-    var channels: ChannelRegistry
     /// The APNs listener (HTTP/2, `--apns-port`), while it runs. {lock}
     let apnsListener = Locked<HTTP2Listener?>(nil)
     /// {lock} the APNs listener's port once it listens.
     private let apnsBoundPort = Locked<Int?>(nil)
-    /// The APNs listener's route table, made on the service thread at its first request.
-    var apnsRouter: Router?
-    /// The push inspector's records and watchers (see Inspector/).
-    let inspector = Inspector()
-    /// The activity kinds and their folders (Kinds/); swapped by ``replaceKinds(_:templates:)``.
-    var kindCatalog: KindCatalog
-    /// The catalog's templates, parsed when it was loaded.
-    var kindTemplates: KindTemplates
     /// Reloads the kinds when a `--kinds` folder changes on disk; started by ``start()`` when there is one.
     let kindWatcher = Locked<KindFolderWatcher?>(nil)
-    /// Fetches and caches thumbnails of activities' `image` URLs (see LiveActivityServer+Thumbnails.swift).
-    lazy var thumbnails: ThumbnailService? = makeThumbnailService()
 
     /// The TCP port of the APNs listener (HTTP/2), once ``start()`` returned; nil when there is none.
     /// Thread-safe.
@@ -129,15 +114,12 @@ public final class LiveActivityServer: @unchecked Sendable {
         for error in kindErrors { logger.error("kind folder skipped", ["error": error.description]) }
         for warning in catalog.nameWarnings { logger.warning("kind names", ["warning": warning]) }
         logger.debug("kinds loaded", ["kinds": catalog.registry.names.joined(separator: ",")])
-        kindCatalog = catalog
-        kindTemplates = Self.parseTemplates(catalog, logger: logger)
         store.useKinds(catalog.registry)
         let (activities, sequence) = try store.load()
         pushToStartToken = try store.pushToStartToken()
         logID = try store.logID()
-        shareLinks = ShareLinks(shares: try store.shares())
-        channels = ChannelRegistry(try store.channels())
-        providerAuthority = ProviderAuthority(access: configuration.access, key: try configuration.apns.keyPath.map { try ES256Key(file: $0) })
+        let shares = try store.shares(), channels = ChannelRegistry(try store.channels())
+        let authority = ProviderAuthority(access: configuration.access, key: try configuration.apns.keyPath.map { try ES256Key(file: $0) })
         let serviceThread = self.serviceThread
         let onServiceThread: @Sendable () -> Bool = {
             serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? true }
@@ -152,37 +134,41 @@ public final class LiveActivityServer: @unchecked Sendable {
                                      metrics: metrics, logger: logger, clock: clock, logID: logID)
         timing = TimingDriver(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds), committer: committer,
                               sessions: sessions, clock: clock)
-        // The inspector's diffs start from the stored contents (never from a read of the event log).
-        for activity in activities { inspector.contents[activity.id] = activity.content.jsonValue }
+        features = ServerFeatures(ServerFeatures.Start(
+            configuration: configuration, shares: shares, channels: channels, activities: activities, catalog: catalog,
+            templates: RenderingsFeature.parseTemplates(catalog, logger: logger), authority: authority,
+            pushToStartToken: pushToStartToken, metrics: metrics, logger: logger, clock: clock,
+            hop: { [unowned self] job in perform { _ in job() } }), committer: committer, sessions: sessions)
         wire()
     }
 
-    /// Builds the features and connects everything: the committer's hand-over to the inbox, its observers
-    /// (the timing's hold first, then the broadcast, then the features' effects), the sessions' context and
-    /// command table, the timing's share expiry and timer. Called once, at the end of `init`.
+    /// Connects the kernel and the features: the committer's hand-over to the inbox and its observers (the
+    /// timing's hold, then the broadcast, then the features' effects), the sessions' context and request
+    /// observers, the timing's share expiry and timer. Called once, at the end of `init`.
     private func wire() {
         committer.connect(handOver: { [unowned self] job in perform { _ in job() } })
-        let untyped = UntypedFeatures(server: self)
-        let activityCommands = ActivityCommands(committer: committer, context: ActivityCommands.Context(
-            now: clock,
-            channels: { [unowned self] in let registry = channels; return { registry.channels[$0] != nil } },
-            reply: { [unowned self] message, session in sessions.sendIfOpen(message, to: session) },
-            requestObservers: { [unowned self] in sessions.requestObservers }))
-        features = [sessions, activityCommands, untyped]
-        var tables = FeatureTables()
-        for feature in features { feature.register(in: &tables) }
-        sessions.commands = tables.commands
-        sessions.requestObservers = [untyped]
+        committer.observers = [timing, sessions] + features.changeObservers
+        committer.onReloaded = { [unowned self] in sessions.greetAgain() }
+        committer.onCarriedOut = { [unowned self] in timing.scheduleTimer(now: clock()) }
+        sessions.requestObservers = features.requestObservers
         sessions.performHubActions = { [unowned self] actions in perform(actions) }
         sessions.context = WebSocketSessions.Context(
             kinds: { [unowned self] in kindCatalog.registry },
-            share: { [unowned self] token in shareLinks.share(forToken: token) },
-            forget: { [unowned self] session in inspector.subscribers.remove(session.id) })
-        committer.observers = [timing, sessions, untyped]
-        committer.onReloaded = { [unowned self] in sessions.greetAgain() }
-        committer.onCarriedOut = { [unowned self] in timing.scheduleTimer(now: clock()) }
-        timing.expireShares = { [unowned self] now in expireShares(now: now) }
+            share: { [unowned self] token in features.shares.share(forToken: token) },
+            forget: { [unowned self] session in features.inspector.unsubscribe(session.id) })
+        timing.expireShares = { [unowned self] now in features.shares.expire(now: now) }
         timing.scheduleTimer = { [unowned self] seconds in scheduleTimer(after: seconds) }
+    }
+
+    /// Fills the feature tables (routes, APNs routes, commands) and returns the main port's route table. Called
+    /// once, on the service thread, when the service loop starts (before the first request is read).
+    func makeRouter() -> Router {
+        var tables = FeatureTables()
+        sessions.register(in: &tables)
+        for feature in features.all { feature.register(in: &tables) }
+        self.tables = tables
+        sessions.commands = tables.commands
+        return tables.routes
     }
 
     /// Reads the kind folders again (SIGHUP) and swaps the result in on the service thread. The files are read
@@ -192,16 +178,28 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func reloadKinds() {
         let (catalog, errors, failed) = KindLoader.load(configuration.allKindsDirectories)
         for error in errors { logger.error("kind folder skipped", ["error": error.description]) }
-        let templates = Self.parseTemplates(catalog, logger: logger)
+        let templates = RenderingsFeature.parseTemplates(catalog, logger: logger)
         perform { server in
             let (merged, kept) = catalog.keeping(server.kindCatalog, whereFolderFailed: failed)
             // Kept kinds' templates are parsed again with the rest (a few small files, and only when one was kept).
-            server.replaceKinds(merged, templates: kept.isEmpty ? templates : Self.parseTemplates(merged, logger: server.logger))
+            server.replaceKinds(merged, templates: kept.isEmpty ? templates : RenderingsFeature.parseTemplates(merged, logger: server.logger))
             for warning in merged.nameWarnings { server.logger.warning("kind names", ["warning": warning]) }
             var fields = ["kinds": merged.registry.names.joined(separator: ",")]
             if !kept.isEmpty { fields["kept"] = kept.joined(separator: ",") }
             server.logger.info("kinds reloaded", fields)
         }
+    }
+
+    /// Swaps in newly loaded kinds: validation, listings and renderings use them from the next request on;
+    /// activities that no longer validate are kept and marked with ``Activity/kindProblem``; when a mark
+    /// changes, watching clients get a fresh snapshot (as after a store reload). Service thread only.
+    func replaceKinds(_ catalog: KindCatalog, templates: KindTemplates? = nil) {
+        let marksBefore = committer.center.activities.mapValues(\.kindProblem)
+        committer.store.useKinds(catalog.registry)
+        features.renderings.replaceKinds(catalog, templates: templates)
+        committer.replaceKinds(catalog.registry)
+        guard committer.center.activities.mapValues(\.kindProblem) != marksBefore else { return }
+        sessions.greetAgain()
     }
 
     /// Starts the service thread and returns once the server listens.
@@ -245,6 +243,12 @@ public final class LiveActivityServer: @unchecked Sendable {
         return port
     }
 
+    /// Answers one request of the APNs listener through its route table; `reply` hands the answer back to
+    /// the HTTP/2 thread. Service thread only.
+    func answerAPNsRequest(_ request: HTTPRequest, reply: @escaping @Sendable (HTTPResponse) -> Void) {
+        tables.apnsRoutes.dispatch(request, HTTPResponder { response in reply(response) })
+    }
+
     /// Asks the server to close every connection (close code 1001) and stop. Thread-safe; returns at once.
     public func stop() {
         apnsListener.withLock { $0 }?.stop()
@@ -283,4 +287,24 @@ public final class LiveActivityServer: @unchecked Sendable {
         serviceThreadHandle.withLock { $0 }?.join()
         apnsListener.withLock { $0 }?.waitUntilStopped()
     }
+
+    // MARK: For the lws adapter (LWS/), until it is a target of its own
+
+    /// The hub (``WebSocketSessions/hub``).
+    var hub: Hub { sessions.hub }
+    /// Whether the server is closing its connections (handshakes are refused with 503).
+    var shuttingDown: Bool {
+        get { sessions.shuttingDown }
+        set { sessions.shuttingDown = newValue }
+    }
+    /// The store thread and the reader thread (started and drained by the service loop).
+    var storeWriter: StoreWriter { committer.writer }
+    var storeReader: StoreReader { committer.reader }
+    /// See ``ChangeCommitter/releaseHeldSubmissions()``.
+    func releaseHeldSubmissions() { committer.releaseHeldSubmissions() }
+    /// See ``ChangeCommitter/releaseHeldSubmissionsIfDue()``.
+    @inline(__always) func releaseHeldSubmissionsIfDue() { committer.releaseHeldSubmissionsIfDue() }
+    /// Starts and stops receiving other instances' events (the service loop).
+    func startReplication() { features.replication.start() }
+    func stopReplication() { features.replication.stop() }
 }

@@ -11,17 +11,17 @@ protocol ChangeObserver: AnyObject {
     ///   - now: the server time the change was judged at (what its broadcast carries as `serverTime`).
     func committed(_ events: [ActivityEvent], at now: Date)
 
-    /// Other instances' events (`--cluster`), applied here after they were recorded there. By default the
-    /// same as ``committed(_:at:)``; an observer whose effect the recording instance already had (fetching
-    /// a thumbnail, recording an inspection) does less.
+    /// Told of events another instance committed (`--cluster`), applied here after this instance's own
+    /// changes were judged again on top of them. The default treats them as ``committed(_:at:)``; a feature
+    /// whose effect the other instance already had (thumbnails: it fetched the image) does nothing.
     /// - Parameters:
-    ///   - events: the applied events, in sequence order; never empty.
-    ///   - now: the server time they were applied at.
+    ///   - events: the replicated events, in sequence order; never empty.
+    ///   - now: the server time they were applied at here.
     func replicated(_ events: [ActivityEvent], at now: Date)
 }
 
 extension ChangeObserver {
-    /// Treats other instances' events as committed here (see ``ChangeObserver/replicated(_:at:)``).
+    /// Replicated events are committed events, unless the observer says otherwise.
     func replicated(_ events: [ActivityEvent], at now: Date) { committed(events, at: now) }
 }
 

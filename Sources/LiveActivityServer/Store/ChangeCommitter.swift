@@ -144,21 +144,19 @@ final class ChangeCommitter: @unchecked Sendable {
     /// after reading the shared log, if it held events this instance had not applied yet.
     /// - Parameters:
     ///   - now: the server time the change is judged at; its events are published with it (`serverTime`).
-    ///   - publishing: whether the observers are told (false only for the features that still broadcast
-    ///     themselves, until they are types of their own: push, broadcasts, thumbnails).
     ///   - body: returns a value for the completion and the events to record.
     ///   - completion: called once, on the service thread, in the order changes were proposed: `.success`
     ///     with what `body` returned once its events are durable (the committed state then holds them; at once
     ///     for a store in memory); `.failure` with what `body` threw (nothing recorded), or with the store's
     ///     error (nothing changed; every change judged on top of this one fails too).
-    func change<Value>(judgedAt now: Date, publishing: Bool = true,
+    func change<Value>(judgedAt now: Date,
                        _ body: @escaping (inout ActivityCenter) throws -> (Value, [ActivityEvent]),
                        completion: @escaping (Result<Value, any Error>) -> Void) {
         carryOut(pipeline.propose({ [unowned self] center in
             let (value, events) = try body(&center)
             return ChangePipeline.Verdict(events: events, onCommit: { [unowned self] in
                 completion(.success(value))
-                if publishing { publish(events, at: now) }
+                publish(events, at: now)
             })
         }, catchUpOnRefusal: store is any ReplicatedStore, now: Date(), onFailure: { completion(.failure($0)) }))
     }

@@ -1,11 +1,97 @@
 import Foundation
 import LiveActivityCore
 
-/// The push inspector: every push and client message with its verdict, raw payload, decoded state, date lens
-/// and diff, kept in memory (the last ``Inspector/capacity``), served as `GET /api/inspections`, streamed to
-/// connections that sent `inspect`, and shown by the page `/inspector`. Service thread only.
-extension LiveActivityServer {
-    /// How ``handle(_:from:)`` answered a message that reached the change path: its outcome, or the error.
+/// The push inspector as a feature: every push and client message with its verdict, raw payload, decoded
+/// state, date lens and diff, kept in memory (the last ``Inspector/capacity``), served as
+/// `GET /api/inspections`, streamed to connections that sent `inspect`, and shown by the page `/inspector`
+/// (``InspectorRoutes``); an activity's timeline (`GET /api/activities/{id}/timeline`) and the activity as it
+/// was at an instant (``activity(_:asOf:then:)``, given to renderings by closure).
+///
+/// Records what the features answered as a ``RequestObserver``; keeps each activity's latest content for its
+/// diffs as a ``ChangeObserver`` (never from a read of the event log). Registers the `inspect` command (a
+/// reply). Service thread only.
+final class InspectorFeature: ServerFeature, RequestObserver, ChangeObserver {
+    /// What the inspector sees of the server. Closures are called on the service thread.
+    struct Context {
+        /// The current time (the server's clock, whole milliseconds).
+        var now: () -> Date
+        /// The committed activities (what clients have been told).
+        var center: () -> ActivityCenter
+        /// Who may read the inspector's routes.
+        var access: AccessPolicy
+        /// The folder holding inspector.html.
+        var publicDirectory: URL
+        /// Budget emulation (`--emulate-budget`).
+        var budget: BudgetEmulation
+        /// The live-activity limit, which bounds the contents kept for diffs (4 × it, at least 256).
+        var maximumLiveActivities: Int
+        /// The open session with this id, nil when it closed or is closing.
+        var openSession: (UInt64) -> Session?
+        /// Queues a frame for one client, in order with the broadcast.
+        var enqueue: (Frame, Session) -> Void
+        /// Queues a reply for one client.
+        var send: (ServerMessage, Session) -> Void
+        /// Reads the store on the reader thread (`body` there, never on the service thread) and hands the
+        /// events it returns to the continuation, on the service thread.
+        var readEvents: (@escaping @Sendable (any ActivityStore) -> [ActivityEvent], @escaping ([ActivityEvent]) -> Void) -> Void
+        /// Runs `body` off the service thread (encoding a timeline) and hands its bytes to the continuation,
+        /// on the service thread.
+        var offLoop: (@escaping @Sendable () -> [UInt8], @escaping ([UInt8]) -> Void) -> Void
+    }
+
+    /// The records, the subscribers, the event times and contents, the budget emulation's clock.
+    let inspector = Inspector()
+    /// What it sees of the server.
+    private let context: Context
+    /// The committed activities.
+    private var center: ActivityCenter { context.center() }
+    /// The server's clock.
+    private func clock() -> Date { context.now() }
+
+    /// The inspector, its diffs starting from `activities`' stored contents.
+    init(activities: [Activity], context: Context) {
+        self.context = context
+        for activity in activities { inspector.contents[activity.id] = activity.content.jsonValue }
+    }
+
+    // MARK: Registration and observing
+
+    /// Registers `/inspector`, `GET /api/inspections`, the timeline route and the `inspect` command.
+    func register(in tables: inout FeatureTables) {
+        InspectorRoutes(publicDirectory: context.publicDirectory).register(on: &tables.routes, context: InspectorRoutes.Context(
+            now: context.now,
+            access: context.access,
+            records: { [unowned self] since in Array(inspector.records(after: since)) },
+            budgetEmulation: context.budget.enabled,
+            timeline: { [unowned self] id, then in timeline(of: id, then: then) }))
+        tables.commands.register("inspect", .reply) { [unowned self] call in
+            guard case .inspect(let since) = call.command else { return }
+            subscribe(call.session, since: since, requestId: call.message.requestId)
+        }
+    }
+
+    /// Records one answered client message (see ``inspectMessage(_:answer:from:)``).
+    func messageAnswered(_ message: ClientMessage, answer: Result<ActivityCenter.Outcome, ProtocolError>?, from session: Session) {
+        inspectMessage(message, answer: answer, from: session)
+    }
+
+    /// Records one answered APNs-shaped request (see ``inspectPush(_:pushToken:result:events:priority:transport:requestId:at:type:channelId:)``).
+    func pushAnswered(_ push: AnsweredPush) {
+        inspectPush(push.payload, pushToken: push.pushToken, result: push.result, events: push.events, priority: push.priority,
+                    transport: push.transport, requestId: push.requestId, at: push.at, type: push.type, channelId: push.channelId)
+    }
+
+    /// Keeps the committed events' contents for the next diff.
+    func committed(_ events: [ActivityEvent], at now: Date) {
+        noteContents(events)
+    }
+
+    /// Forgets a connection that closed (it no longer gets new records).
+    func unsubscribe(_ sessionId: UInt64) {
+        inspector.subscribers.remove(sessionId)
+    }
+
+    /// How a message that reached the change path was answered: its outcome, or the error.
     typealias MessageAnswer = Result<ActivityCenter.Outcome, ProtocolError>
 
     /// Largest raw payload kept per record, in encoded bytes.
@@ -116,11 +202,10 @@ extension LiveActivityServer {
                     record.noOp = event.kind == .updated && diff.isEmpty && alert == nil
                 }
                 if event.kind == .updated {
-                    record.throttled = inspector.throttling(configuration.budget, activityId: id, priorityTen: priorityTen, now: now)
+                    record.throttled = inspector.throttling(context.budget, activityId: id, priorityTen: priorityTen, now: now)
                 }
             }
         }
-        noteContents(events)
     }
 
     /// Keeps each activity's latest content for the next diff (``Inspector/contents``): from the events of
@@ -134,7 +219,7 @@ extension LiveActivityServer {
                 inspector.contents[event.activity.id] = event.activity.content.jsonValue
             }
         }
-        if inspector.contents.count > 4 * max(64, configuration.maximumLiveActivities) {
+        if inspector.contents.count > 4 * max(64, context.maximumLiveActivities) {
             inspector.contents = inspector.contents.filter { center.activities[$0.key] != nil }
         }
     }
@@ -145,11 +230,11 @@ extension LiveActivityServer {
         guard !inspector.subscribers.isEmpty else { return }
         let frame = Frame(Self.inspectionMessage(kept, requestId: nil))
         for id in inspector.subscribers {
-            guard let session = hub.sessions[id], session.closing == nil else {
+            guard let session = context.openSession(id) else {
                 inspector.subscribers.remove(id)
                 continue
             }
-            enqueue(frame, to: session)
+            context.enqueue(frame, session)
         }
     }
 
@@ -165,12 +250,12 @@ extension LiveActivityServer {
 
     /// Answers `inspect`: the records after `since`, one `inspection` message each, then `ack`; new records
     /// follow as they happen.
-    func subscribeInspector(_ session: Session, since: UInt64?, requestId: JSONValue?) {
+    func subscribe(_ session: Session, since: UInt64?, requestId: JSONValue?) {
         for record in inspector.records(after: since) {
-            enqueue(Frame(Self.inspectionMessage(record, requestId: nil)), to: session)
+            context.enqueue(Frame(Self.inspectionMessage(record, requestId: nil)), session)
         }
         inspector.subscribers.insert(session.id)
-        send(.ack(requestId: requestId, activityId: nil, activityIds: nil), to: session)
+        context.send(.ack(requestId: requestId, activityId: nil, activityIds: nil), session)
     }
 
     /// The raw value to keep: as is, or a note when it is too large.
@@ -205,10 +290,10 @@ extension LiveActivityServer {
     /// or cannot be read).
     func readLogEvents(for activityId: String, then: @escaping ([ActivityEvent]) -> Void) {
         let newest = center.sequence
-        storeReader.read({ store in
-            (try? store.events(ofActivity: activityId, through: newest, limit: Self.timelineEventLimit,
-                               scanLimit: Self.timelineScanLimit)) ?? []
-        }, then: then)
+        context.readEvents({ store in
+            (try? store.events(ofActivity: activityId, through: newest, limit: InspectorFeature.timelineEventLimit,
+                               scanLimit: InspectorFeature.timelineScanLimit)) ?? []
+        }, then)
     }
 
     /// When each event happened: as seen by the request that caused it, else the date the event is about
@@ -257,6 +342,7 @@ extension LiveActivityServer {
 
     /// One activity's life on a time axis.
     struct Timeline: Encodable, Sendable {
+        /// One logged event on the axis: when it happened (``InspectorFeature/timed(_:)``) and the state after it.
         struct Point: Encodable, Sendable {
             var sequence: UInt64
             var event: String
@@ -264,6 +350,7 @@ extension LiveActivityServer {
             var approximate: Bool
             var activityState: String
         }
+        /// One inspector record about the activity on the axis: a push or message and its verdict.
         struct Push: Encodable, Sendable {
             var inspectionId: UInt64
             var at: Date
@@ -297,7 +384,7 @@ extension LiveActivityServer {
     func timeline(of activityId: String, then: @escaping ([UInt8]?) -> Void) {
         readLogEvents(for: activityId) { [self] logged in
             guard let timeline = timeline(of: activityId, logged: logged) else { return then(nil) }
-            storeReader.offLoop({ Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()) }, then: then)
+            context.offLoop({ Array((try? MessageEncoder.encoder.encode(timeline)) ?? Data()) }, then)
         }
     }
 
@@ -319,5 +406,20 @@ extension LiveActivityServer {
                         capDate: latest.startDate.addingTimeInterval(Lifetime.maximumActive), staleDate: latest.content.staleDate,
                         endDate: latest.endDate, dismissalDate: latest.dismissalDate, activityState: latest.activityState.rawValue,
                         from: first, to: last, events: points, inspections: pushes)
+    }
+
+    // MARK: Dates
+
+    /// The declaration of the declared kind a push addresses (the activity `activityId`, as `events` or the
+    /// committed state hold it) or starts (`aps.attributes-type`), for the date lens; nil for built-in kinds.
+    func declaration(forPush payload: JSONValue, activityId: String?, events: [ActivityEvent]) -> ActivityDeclaration? {
+        var typeName = activityId.flatMap { id in
+            (events.last { $0.activity.id == id }?.activity ?? center.activities[id])?.attributesType
+        }
+        if typeName == nil, case .object(let root) = payload, case .object(let aps)? = root["aps"],
+           case .string(let name)? = aps["attributes-type"] {
+            typeName = name
+        }
+        return (typeName.flatMap { center.kinds.kind(forPushType: $0) } as? DeclaredKind)?.declaration
     }
 }
