@@ -10,8 +10,8 @@ import Synchronization
 /// The composition root: builds the store's committer (``ChangeCommitter``: the change pipeline, the store
 /// writer and reader), the WebSocket sessions and their hub (``WebSocketSessions``), the timing
 /// (``TimingDriver``) and the features, fills the tables they register in (``FeatureTables``), and wires
-/// the observers of committed changes and answered requests. It owns no state of the kernel's types; the lws
-/// adapter and the features not yet types of their own keep theirs here until they are (marked below).
+/// the observers of committed changes and answered requests. It holds no feature's state; the lws adapter's
+/// stays here until it is a target of its own (marked below).
 ///
 /// Threading: one service thread runs `lws_service` and owns every lws object, the committer, the sessions
 /// and the features; the store thread (``StoreWriter``) records changes and hands the results back through
@@ -264,20 +264,15 @@ public final class LiveActivityServer: @unchecked Sendable {
         wakeServiceThread()
     }
 
-    /// Runs the jobs other threads handed over. Service thread only.
-    /// - Returns: how many ran.
-    @discardableResult
-    func runInbox() -> Int {
+    /// Runs the jobs other threads handed over, and returns how many. Service thread only.
+    @discardableResult func runInbox() -> Int {
         let jobs = inbox.drain()
         for job in jobs { job(self) }
         return jobs.count
     }
 
     /// Lets the store finish (``ChangeCommitter/finishStoreWork(runInbox:)``): at start-up and at shutdown.
-    /// Service thread only.
-    func finishStoreWork() {
-        committer.finishStoreWork(runInbox: { runInbox() })
-    }
+    func finishStoreWork() { committer.finishStoreWork(runInbox: { runInbox() }) }
 
     /// Blocks until the service thread has stopped and released every connection.
     public func waitUntilStopped() {
@@ -293,10 +288,7 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The hub (``WebSocketSessions/hub``).
     var hub: Hub { sessions.hub }
     /// Whether the server is closing its connections (handshakes are refused with 503).
-    var shuttingDown: Bool {
-        get { sessions.shuttingDown }
-        set { sessions.shuttingDown = newValue }
-    }
+    var shuttingDown: Bool { get { sessions.shuttingDown } set { sessions.shuttingDown = newValue } }
     /// The store thread and the reader thread (started and drained by the service loop).
     var storeWriter: StoreWriter { committer.writer }
     var storeReader: StoreReader { committer.reader }
