@@ -69,7 +69,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Pure domain: activities, lifecycle, JSON messages, the hub and the timing. No I/O, no C.
+        // Pure domain: activities, lifecycle, JSON messages, the hub and the timing, the HTTP values (request,
+        // response, status, router) and the server's counters. No I/O, no C.
         // Release builds skip the run-time exclusivity checks (SE-0176) here as in LiveActivityServer: the hub
         // (Hub/) lives on the service thread, and the checks cost a call per class-property access on the
         // write path (`Hub.nextWrite(for:)` had 19 `swift_beginAccess` calls once moved here): with the checks on a delivery
@@ -101,26 +102,51 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The C memory a libwebsockets context keeps pointers into (kept strings, the protocols and
-        // permessage-deflate tables), freed after the context: shared by the server, the client and the bench.
+        // permessage-deflate tables), freed after the context: shared by the server's and the client's lws
+        // targets and the bench.
         .target(
             name: "LWSSupport",
             dependencies: ["CLibWebSockets"],
             swiftSettings: swiftSettings
         ),
-        // Transport: HTTP + WebSocket through libwebsockets, one service thread.
+        // The edge to libwebsockets, for the server: with LWSSupport, the client's LiveActivityClientLWS and the
+        // bench, the only targets that depend on CLibWebSockets, so no other target sees a `wsi` or calls `lws_`
+        // (SwiftPM would still let a dependent import a dependency's C module: LWSEdgeTests refuses that). LWSServerAdapter owns the lws context, its timer, the per-session pointers, the write
+        // batch, the HTTP adapter and the permessage-deflate compressor (zlib: the write path), runs the service
+        // loop, and talks to the server through the LWSApplication protocol (a call per session event, none
+        // per frame). Release builds skip the run-time exclusivity checks (SE-0176) here as in LiveActivityCore
+        // and LiveActivityServer: the adapter lives on the service thread, and the checks cost a call per
+        // class-property access on the write path (BENCHMARKS.md, profile). Debug builds keep them.
+        .target(
+            name: "LiveActivityLWS",
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "CZlib", "LWSSupport"],
+            swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+        ),
+        // Transport: the server's features, the hub, the store's side, the APNs listener (OpenSSL, libnghttp2);
+        // HTTP and WebSocket through LiveActivityLWS, one service thread. No libwebsockets and no zlib here.
         .target(
             name: "LiveActivityServer",
-            dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "CLibWebSockets", "CCrypto",
-                           "CNghttp2", "LWSSupport", "CZlib"],
-            // Release builds skip the run-time exclusivity checks (SE-0176) in this target only: its state lives on
+            dependencies: ["LiveActivityCore", "LiveActivityImages", "LiveActivityRendering", "LiveActivityLWS", "CCrypto",
+                           "CNghttp2"],
+            // Release builds skip the run-time exclusivity checks (SE-0176) here, as in LiveActivityCore and
+            // LiveActivityLWS (and nowhere else): its state lives on
             // the one service thread (checked by ServiceBound in debug builds, which keep the checks), and the
             // checks cost a call per class-property access on the write path (BENCHMARKS.md, profile).
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
-        // Script client: the protocol over a libwebsockets client connection.
+        // The edge to libwebsockets, for the script client: its lws context, connection and callback
+        // (LWSClientTransport), driven by LiveActivityClient through LWSClientDelegate. A target of its own
+        // rather than part of LiveActivityLWS, so that the client links neither the server's adapter nor zlib,
+        // and the server's adapter nothing of the client's.
+        .target(
+            name: "LiveActivityClientLWS",
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "LWSSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // Script client: the protocol over a WebSocket connection (LiveActivityClientLWS). No libwebsockets here.
         .target(
             name: "LiveActivityClient",
-            dependencies: ["LiveActivityCore", "CLibWebSockets", "LWSSupport"],
+            dependencies: ["LiveActivityCore", "LiveActivityClientLWS"],
             swiftSettings: swiftSettings
         ),
         // Command-line arguments (`--name value`, `--name=value`, numbers, on/off) for both executables.
@@ -134,7 +160,8 @@ let package = Package(
                            "LiveActivityCommandLine"],
             swiftSettings: swiftSettings
         ),
-        // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md).
+        // Fan-out benchmark: thousands of lws client connections in one service thread (BENCHMARKS.md). A load
+        // generator that is libwebsockets through and through: it counts as an lws target (LWSEdgeTests).
         .executableTarget(
             name: "liveactivity-bench",
             dependencies: ["CLibWebSockets", "LiveActivityCore", "LiveActivityCommandLine", "LWSSupport"],
@@ -164,7 +191,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveActivityServerTests",
-            dependencies: ["LiveActivityServer", "LiveActivityCore", "CZlib", "KindFixtures"],
+            dependencies: ["LiveActivityServer", "LiveActivityCore", "KindFixtures"],
+            swiftSettings: swiftSettings
+        ),
+        // The lws adapter's pure parts: permessage-deflate (zlib), whole frames, lws's log lines. No sockets.
+        .testTarget(
+            name: "LiveActivityLWSTests",
+            dependencies: ["LiveActivityLWS", "LiveActivityCore", "CZlib"],
             swiftSettings: swiftSettings
         ),
     ]

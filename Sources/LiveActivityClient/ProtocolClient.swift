@@ -1,6 +1,6 @@
 import Foundation
+import LiveActivityClientLWS
 import LiveActivityCore
-import LWSSupport
 import Synchronization
 
 /// A connection to a LiveActivityServer over the WebSocket protocol (docs/PROTOCOL.md), synchronous from
@@ -13,8 +13,8 @@ import Synchronization
 /// client.close()
 /// ```
 ///
-/// Threading: ``connect()`` starts one service thread that owns the libwebsockets context and connection
-/// and makes every lws call. The public methods are thread-safe: they hand outgoing frames over through
+/// Threading: ``connect()`` starts one service thread that runs the transport (``LWSClientTransport``,
+/// LiveActivityClientLWS), which owns the libwebsockets context and connection and makes every lws call. The public methods are thread-safe: they hand outgoing frames over through
 /// a locked queue and wake the service thread with `lws_cancel_service` (once per batch), and wait for
 /// received messages on a condition variable.
 public final class ProtocolClient: @unchecked Sendable {
@@ -42,7 +42,7 @@ public final class ProtocolClient: @unchecked Sendable {
     /// {condition} A `lws_cancel_service` is on its way; no need for another.
     var wakeupPending = false
     /// {condition} The live context, for `lws_cancel_service`; nil before start and once destroyed.
-    var liveContext: ClientContextHandle?
+    var liveContext: LWSClientWaker?
     /// {condition} Counter behind ``makeRequestID()``.
     private var requestCounter = 0
     /// Tells the service loop to stop at once, whatever the connection is doing.
@@ -54,10 +54,6 @@ public final class ProtocolClient: @unchecked Sendable {
 
     // MARK: Service-thread state
 
-    /// The established connection; nil before CLIENT_ESTABLISHED and after CLIENT_CLOSED.
-    var connection: ClientConnectionHandle?
-    /// The message being received, across fragments.
-    var incoming: [UInt8] = []
     /// Close code and reason the server sent, for the error message when the connection ends.
     var peerClose: String?
     /// Set when the connection is over (error or closed); ends the service loop.

@@ -1,7 +1,7 @@
 import Foundation
-import LWSSupport
 import LiveActivityCore
 import LiveActivityImages
+import LiveActivityLWS
 import LiveActivityRendering
 import Synchronization
 
@@ -10,11 +10,11 @@ import Synchronization
 /// The composition root: builds the store's committer (``ChangeCommitter``: the change pipeline, the store
 /// writer and reader), the WebSocket sessions and their hub (``WebSocketSessions``), the timing
 /// (``TimingDriver``) and the features, fills the tables they register in (``FeatureTables``), and wires
-/// the observers of committed changes and answered requests. It holds no feature's state; the lws adapter's
-/// stays here until it is a target of its own (marked below).
+/// the observers of committed changes and answered requests, and the lws adapter (``LWSServerAdapter``,
+/// LiveActivityLWS) that calls back through ``ServerLWSApplication``. It holds no feature's state.
 ///
-/// Threading: one service thread runs `lws_service` and owns every lws object, the committer, the sessions
-/// and the features; the store thread (``StoreWriter``) records changes and hands the results back through
+/// Threading: one service thread runs the lws adapter's loop and owns every lws object, the committer, the
+/// sessions and the features; the store thread (``StoreWriter``) records changes and hands the results back through
 /// the inbox. Other threads only call ``start()``, ``stop()``, ``waitUntilStopped()`` and ``reloadKinds()``,
 /// which hand over through atomics, the inbox and `lws_cancel_service`.
 public final class LiveActivityServer: @unchecked Sendable {
@@ -31,16 +31,12 @@ public final class LiveActivityServer: @unchecked Sendable {
 
     // MARK: Cross-thread state
 
-    /// Set by ``stop()``; the service loop ends its rounds when it sees it.
-    let stopRequested = Atomic<Bool>(false)
     /// Jobs for the service thread from other threads.
     let inbox = ServiceInbox()
     /// {lock} the service thread, once it runs.
     let serviceThread = Locked<pthread_t?>(nil)
     /// {lock} the service thread's handle, joined by ``waitUntilStopped()``.
     let serviceThreadHandle = Locked<JoinableThread?>(nil)
-    /// {lock} the live context, for `lws_cancel_service` from other threads; nil before start and after stop.
-    let liveContext = Locked<ContextHandle?>(nil)
     /// {lock} how startup went (the port, or why not); `started` signals it, `finished` the end of the loop.
     let startupResult = Locked<Result<Int, ServerError>?>(nil)
     let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
@@ -67,20 +63,9 @@ public final class LiveActivityServer: @unchecked Sendable {
     /// The activity kinds and their folders, as the renderings feature holds them.
     var kindCatalog: KindCatalog { features.renderings.catalog }
 
-    // MARK: The lws adapter's state (moves into the adapter with the LiveActivityLWS target)
-
-    /// Sessions whose reference a connection's per-session data holds (retained), to release each exactly once.
-    var liveSessionPointers: Set<UnsafeMutableRawPointer> = []
-    /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write.
-    var broadcastWritesDue = false
-    /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift).
-    let outgoingBatch = WriteBatch()
-    /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
-    let deflate = Deflate()
-    /// The HTTP side: the route table and the lws adapter that feeds it; set while the service thread runs.
-    var http: HTTPAdapter?
-    /// The libwebsockets context, its C memory and the timer, while the service thread runs (LWS/).
-    var runtime: LWSRuntime?
+    /// The edge to libwebsockets (LiveActivityLWS): the context, the per-session pointers, the write batch, the
+    /// HTTP adapter, the compressor and the service loop. It calls back through ``ServerLWSApplication``.
+    let adapter: LWSServerAdapter
 
     /// The APNs listener (HTTP/2, `--apns-port`), while it runs. {lock}
     let apnsListener = Locked<HTTP2Listener?>(nil)
@@ -105,7 +90,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         // Frames (Core) leave lws's LWS_PRE before every payload.
-        Frame.useHeadroom(LWSConstants.headroom)
+        Frame.useHeadroom(LWSServerAdapter.frameHeadroom)
         // Whole milliseconds, as dates are written on the wire and in the store: what clients see, what
         // is stored and what is compared are then the same instants.
         let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded() / 1000) }
@@ -130,8 +115,10 @@ public final class LiveActivityServer: @unchecked Sendable {
         start.rememberDismissed((try? store.dismissedActivities(limit: RetiredPushTokens.capacity)) ?? [])
         committer = ChangeCommitter(store: store, start: ChangePipeline(start), onServiceThread: onServiceThread,
                                     metrics: metrics, logger: logger, clock: clock)
-        sessions = WebSocketSessions(configuration: configuration, committer: committer, onServiceThread: onServiceThread,
+        let hub = Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)
+        sessions = WebSocketSessions(configuration: configuration, hub: hub, committer: committer, onServiceThread: onServiceThread,
                                      metrics: metrics, logger: logger, clock: clock, logID: logID)
+        adapter = LWSServerAdapter(settings: Self.lwsSettings(configuration), hub: hub, metrics: metrics, logger: logger)
         timing = TimingDriver(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds), committer: committer,
                               sessions: sessions, clock: clock)
         features = ServerFeatures(ServerFeatures.Start(
@@ -140,6 +127,7 @@ public final class LiveActivityServer: @unchecked Sendable {
             pushToStartToken: pushToStartToken, metrics: metrics, logger: logger, clock: clock,
             hop: { [unowned self] job in perform { _ in job() } }), committer: committer, sessions: sessions)
         wire()
+        adapter.attach(ServerLWSApplication(server: self))
     }
 
     /// Connects the kernel and the features: the committer's hand-over to the inbox and its observers (the
@@ -151,13 +139,14 @@ public final class LiveActivityServer: @unchecked Sendable {
         committer.onReloaded = { [unowned self] in sessions.greetAgain() }
         committer.onCarriedOut = { [unowned self] in timing.scheduleTimer(now: clock()) }
         sessions.requestObservers = features.requestObservers
-        sessions.performHubActions = { [unowned self] actions in perform(actions) }
+        sessions.performHubActions = { [unowned self] actions in adapter.perform(actions) }
+        sessions.isShuttingDown = { [unowned self] in adapter.isShuttingDown }
         sessions.context = WebSocketSessions.Context(
             kinds: { [unowned self] in kindCatalog.registry },
             share: { [unowned self] token in features.shares.share(forToken: token) },
             forget: { [unowned self] session in features.inspector.unsubscribe(session.id) })
         timing.expireShares = { [unowned self] now in features.shares.expire(now: now) }
-        timing.scheduleTimer = { [unowned self] seconds in scheduleTimer(after: seconds) }
+        timing.scheduleTimer = { [unowned self] seconds in adapter.scheduleTimer(after: seconds) }
     }
 
     /// Fills the feature tables (routes, APNs routes, commands) and returns the main port's route table. Called
@@ -212,7 +201,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: index) else {
             throw ServerError.publicDirectory(configuration.publicDirectory.path)
         }
-        let thread = JoinableThread(name: "lws-service") { [self] in runServiceLoop() }
+        let thread = JoinableThread(name: "lws-service") { [self] in adapter.run() }
         serviceThreadHandle.withLock { $0 = thread }
         guard thread.start() else { throw ServerError("cannot start the service thread") }
         started.wait()
@@ -253,15 +242,14 @@ public final class LiveActivityServer: @unchecked Sendable {
     public func stop() {
         apnsListener.withLock { $0 }?.stop()
         kindWatcher.withLock { $0 }?.stop()
-        stopRequested.store(true, ordering: .sequentiallyConsistent)
-        wakeServiceThread()
+        adapter.requestStop()
     }
 
     /// Runs `job` on the service thread, soon. Thread-safe; this is how other threads (image fetchers,
     /// stores) hand results to the thread that owns lws and the activities.
     func perform(_ job: @escaping ServiceInbox.Job) {
         guard inbox.post(job) else { return }
-        wakeServiceThread()
+        adapter.wake()
     }
 
     /// Runs the jobs other threads handed over, and returns how many. Service thread only.
@@ -283,20 +271,16 @@ public final class LiveActivityServer: @unchecked Sendable {
         apnsListener.withLock { $0 }?.waitUntilStopped()
     }
 
-    // MARK: For the lws adapter (LWS/), until it is a target of its own
-
-    /// The hub (``WebSocketSessions/hub``).
-    var hub: Hub { sessions.hub }
-    /// Whether the server is closing its connections (handshakes are refused with 503).
-    var shuttingDown: Bool { get { sessions.shuttingDown } set { sessions.shuttingDown = newValue } }
-    /// The store thread and the reader thread (started and drained by the service loop).
-    var storeWriter: StoreWriter { committer.writer }
-    var storeReader: StoreReader { committer.reader }
-    /// See ``ChangeCommitter/releaseHeldSubmissions()``.
-    func releaseHeldSubmissions() { committer.releaseHeldSubmissions() }
-    /// See ``ChangeCommitter/releaseHeldSubmissionsIfDue()``.
-    @inline(__always) func releaseHeldSubmissionsIfDue() { committer.releaseHeldSubmissionsIfDue() }
-    /// Starts and stops receiving other instances' events (the service loop).
-    func startReplication() { features.replication.start() }
-    func stopReplication() { features.replication.stop() }
+    /// What the lws adapter sees of `configuration`: where to listen, what to serve, timeouts, limits.
+    static func lwsSettings(_ configuration: ServerConfiguration) -> LWSServerSettings {
+        LWSServerSettings(listenAddress: configuration.listenAddress, host: configuration.host, port: configuration.port,
+                          listensOnIPv4Only: ServerConfiguration.isIPv4(configuration.listenAddress),
+                          publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+                          usesTLS: configuration.usesTLS, tlsCertificatePath: configuration.tlsCertificatePath,
+                          tlsPrivateKeyPath: configuration.tlsPrivateKeyPath,
+                          pingIntervalSeconds: configuration.pingIntervalSeconds, idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+                          permessageDeflate: configuration.permessageDeflate, shutdownGracePeriod: configuration.shutdownGracePeriod,
+                          // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
+                          maximumBodyBytes: APNsPush.maximumBroadcastBytes)
+    }
 }

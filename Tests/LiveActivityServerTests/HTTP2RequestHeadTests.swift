@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LiveActivityCore
 @testable import LiveActivityServer
 
 /// HTTP/2 header lists (as libnghttp2 hands them over) turned into the same ``HTTPRequest`` values the

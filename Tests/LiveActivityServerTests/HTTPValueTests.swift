@@ -1,4 +1,5 @@
 import Testing
+import LiveActivityCore
 @testable import LiveActivityServer
 
 /// The HTTP values: the one status table, request lookups.

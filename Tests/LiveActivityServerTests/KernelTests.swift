@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import LiveActivityCore
 @testable import LiveActivityServer
+@testable import LiveActivityLWS
 import KindFixtures
 
 /// The kernel without sockets: ``WebSocketSessions`` dispatching client messages through the ``CommandTable``
@@ -45,7 +46,7 @@ struct KernelTests {
             committer = ChangeCommitter(store: InMemoryActivityStore(), start: ChangePipeline(center), onServiceThread: { true },
                                         metrics: metrics, logger: logger, clock: clock)
             committer.connect(handOver: { job in job() })
-            sessions = WebSocketSessions(configuration: configuration, committer: committer, onServiceThread: { true },
+            sessions = WebSocketSessions(configuration: configuration, hub: Hub(maximumQueuedBytes: 1 << 20), committer: committer, onServiceThread: { true },
                                          metrics: metrics, logger: logger, clock: clock, logID: "log")
             sessions.context = WebSocketSessions.Context(kinds: { .builtIn })
             timing = TimingDriver(heartbeatInterval: 15, committer: committer, sessions: sessions, clock: clock)

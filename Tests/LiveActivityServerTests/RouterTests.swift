@@ -1,4 +1,5 @@
 import Testing
+import LiveActivityCore
 @testable import LiveActivityServer
 
 /// The route table, with no sockets: precedence, 404 / 405, trailing slashes, misses, mount points.

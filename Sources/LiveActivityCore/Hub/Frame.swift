@@ -7,7 +7,7 @@ import Synchronization
 /// written as it is (`LWS_WRITE_RAW`), with no copy and no framing per client. A client that negotiated
 /// permessage-deflate gets instead, just as whole, its compressed form (RFC 7692 §7.2.1, RSV1 set), made once
 /// per window size on first use and kept here for every other deflate client, or its stored form when
-/// compressing does not pay (`deflatedWire(windowBits:using:)`, beside the compressor in the server's
+/// compressing does not pay (`deflatedWire(windowBits:using:)`, beside the compressor in LiveActivityLWS's
 /// Compression/ folder, which keeps its results in ``deflated``, ``incompressibleWindows`` and ``stored``).
 ///
 /// The payload is immutable after creation; the headroom, the compressed forms and the delivery counters

@@ -1,5 +1,4 @@
 import Foundation
-import LWSSupport
 import LiveActivityCore
 
 /// The APNs listener (`serve --apns-port`): APNs's provider API over HTTP/2 (RFC 9113), for backends whose

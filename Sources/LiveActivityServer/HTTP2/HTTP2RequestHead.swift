@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCore
 
 /// An HTTP/2 request as libnghttp2 hands it over — the decoded header list (pseudo-header fields first) and
 /// the body — turned into the ``HTTPRequest`` value the route table takes, the same value the HTTP/1.1

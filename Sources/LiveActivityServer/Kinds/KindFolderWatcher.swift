@@ -1,5 +1,4 @@
 import Foundation
-import LWSSupport
 import LiveActivityCore
 
 /// Watches folders of kind folders (`serve --kinds DIR`) and reloads the kinds when a file in them changes.

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivityCore
+import LiveActivityLWS
 
 /// The WebSocket connections: admitting handshakes, opening and closing sessions, reading whole messages
 /// (with the per-connection rate limit), dispatching them through the ``CommandTable`` after the role and
@@ -24,14 +25,6 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         var forget: (Session) -> Void = { _ in }
     }
 
-    /// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body.
-    struct UpgradeRefusal: Error, Equatable {
-        /// 400, 401, 403, 404, 410 or 503.
-        let status: Int
-        /// The sentence after the status in the body.
-        let reason: String
-    }
-
     /// The WebSocket endpoint's path.
     static let webSocketPath = "/ws"
 
@@ -45,8 +38,8 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     var requestObservers: [any RequestObserver] = []
     /// Performs the hub's actions on the connections (the lws adapter); set by the composition root.
     var performHubActions: ([Hub.Action]) -> Void = { _ in }
-    /// Set at shutdown: handshakes are refused with 503.
-    var shuttingDown = false
+    /// Whether the server is shutting down (handshakes are then refused with 503): the lws adapter's flag.
+    var isShuttingDown: () -> Bool = { false }
     /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
     private var deferred: [UInt64: [ClientMessage]] = [:]
     private var nextSessionID: UInt64 = 1
@@ -68,10 +61,11 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
 
     /// - Parameters:
     ///   - configuration: limits (connections, message size and rate, queued bytes), access, origins.
+    ///   - hub: the sessions and the broadcast, shared with the lws adapter that writes what it queues.
     ///   - committer: what clients have been told (``ChangeCommitter/center``), turns, the store's reader.
     ///   - onServiceThread: whether the caller runs on the service thread (the hub's check, debug builds).
     ///   - logID: the event log's identity.
-    init(configuration: ServerConfiguration, committer: ChangeCommitter, onServiceThread: @escaping @Sendable () -> Bool,
+    init(configuration: ServerConfiguration, hub: Hub, committer: ChangeCommitter, onServiceThread: @escaping @Sendable () -> Bool,
          metrics: ServerMetrics, logger: Logger, clock: @escaping @Sendable () -> Date, logID: String) {
         self.configuration = configuration
         self.committer = committer
@@ -79,7 +73,7 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         self.logger = logger
         self.clock = clock
         self.logID = logID
-        boundHub = ServiceBound(Hub(maximumQueuedBytes: configuration.maximumQueuedBytes), owner: onServiceThread)
+        boundHub = ServiceBound(hub, owner: onServiceThread)
     }
 
     /// Registers `hello`, `list`, `catchUp` and `history` (replies: they wait for the client's earlier changes).
@@ -108,7 +102,7 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     /// Decides whether a WebSocket handshake may proceed.
     /// - Returns: nil to accept, else the refusal to answer with.
     func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
-        guard !shuttingDown else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
+        guard !isShuttingDown() else { return UpgradeRefusal(status: 503, reason: "server shutting down") }
         guard upgrade.path == Self.webSocketPath else {
             return UpgradeRefusal(status: 404, reason: "the WebSocket endpoint is \(Self.webSocketPath)")
         }

@@ -1,47 +1,55 @@
 import Foundation
 
-/// One HTTP request as handlers see it: read once from libwebsockets by `HTTPAdapter`, then a plain value.
+/// One HTTP request as handlers see it: read once from libwebsockets by `HTTPAdapter` (LiveActivityLWS) or
+/// from an HTTP/2 stream by the APNs listener, then a plain value.
 /// Thread-safe (a value); handlers run on the service thread.
-struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The protocol version a request came over.
-    enum Version: Sendable, Equatable {
+    package enum Version: Sendable, Equatable {
         /// HTTP/1.1 (or 1.0), through libwebsockets on the main port.
         case http1
         /// HTTP/2 (RFC 9113), through libnghttp2 on the APNs port.
         case http2
 
         /// `http` or `http2`: the inspector's `transport`.
-        var transport: String { self == .http2 ? "http2" : "http" }
+        package var transport: String { self == .http2 ? "http2" : "http" }
     }
 
     /// One `name=value` field of the query, URL-decoded (`+` as a space, `%XX` as its byte).
-    struct QueryField: Sendable, Equatable {
+    package struct QueryField: Sendable, Equatable {
         /// The text before the first `=`.
-        var name: String
+        package var name: String
         /// The text after the first `=` (may be empty).
-        var value: String
+        package var value: String
+
+        /// A field named `name` with `value`.
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// The request method.
-    var method: HTTPMethod
+    package var method: HTTPMethod
     /// The path, percent-decoded, without the query: `/api/activities/abc`.
-    var path: String
+    package var path: String
     /// The query's fields in the order sent. Fields without `=` (`?live`) are not kept: like
     /// `lws_get_urlarg_by_name`, which looks for `name=`, a lookup never finds them.
-    var query: [QueryField]
+    package var query: [QueryField]
     /// The header fields the adapter reads (see `HTTPAdapter.knownHeaders` and `HTTPAdapter.customHeaders`:
     /// lws 4.1 cannot list the fields a request sent).
-    var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body as received, in bytes: at most one byte more than the adapter's limit, so that a body larger
     /// than the limit has `count > limit` (answer 413) while no more than that is held in memory.
-    var body: [UInt8]
+    package var body: [UInt8]
     /// The protocol version it came over.
-    var version: Version = .http1
+    package var version: Version = .http1
     /// The values of the route pattern's `{name}` segments (and `**`, the rest of the path), set by ``Router``.
-    var parameters: [String: String] = [:]
-    /// The provider token of the HTTP/2 connection it came over (APNs port only; nil on the main port), for
-    /// 429 `TooManyProviderTokenUpdates`.
-    var providerTokenSlot: ProviderTokenSlot? = nil
+    package var parameters: [String: String] = [:]
+    /// State of the connection it came over that outlives one request: on the APNs port, the HTTP/2
+    /// connection's provider token slot (the server's `providerTokenSlot` reads it, for 429
+    /// `TooManyProviderTokenUpdates`); nil on the main port. Opaque here.
+    package var connectionSlot: (any HTTPConnectionSlot)? = nil
 
     /// Creates a request.
     /// - Parameters:
@@ -50,7 +58,7 @@ struct HTTPRequest: Sendable {
     ///   - query: the decoded query fields, in order.
     ///   - headers: the header fields.
     ///   - body: the body bytes (empty for none).
-    init(method: HTTPMethod, path: String, query: [QueryField] = [], headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(method: HTTPMethod, path: String, query: [QueryField] = [], headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.query = query
@@ -59,13 +67,13 @@ struct HTTPRequest: Sendable {
     }
 
     /// The value of the first query field called `name` (`?since=12` → `"12"`), or nil.
-    func query(_ name: String) -> String? {
+    package func query(_ name: String) -> String? {
         query.first { $0.name == name }?.value
     }
 
     /// Query fields from lws's `WSI_TOKEN_HTTP_URI_ARGS` fragments (`name=value` each, already URL-decoded,
     /// split at `&` before decoding): split at the first `=`; fragments without one are dropped.
-    static func queryFields(fromFragments fragments: [String]) -> [QueryField] {
+    package static func queryFields(fromFragments fragments: [String]) -> [QueryField] {
         fragments.compactMap { fragment in
             guard let equals = fragment.firstIndex(of: "=") else { return nil }
             return QueryField(name: String(fragment[..<equals]), value: String(fragment[fragment.index(after: equals)...]))
@@ -73,11 +81,11 @@ struct HTTPRequest: Sendable {
     }
 
     /// The token of an `Authorization: Bearer …` header (RFC 6750 §2.1; the scheme in any case), or nil.
-    var bearerToken: String? { Self.bearer(headers["authorization"]) }
+    package var bearerToken: String? { Self.bearer(headers["authorization"]) }
 
     /// The token of an `Authorization` value (`Bearer abc` → `abc`; the scheme in any case), or nil. Shared with
     /// the WebSocket handshake (``UpgradeRequest``).
-    static func bearer(_ authorization: String?) -> String? {
+    package static func bearer(_ authorization: String?) -> String? {
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -86,8 +94,12 @@ struct HTTPRequest: Sendable {
 
     /// The token a client presents: the bearer token (scripts), else `?token=` (browsers, iframes), else nil.
     /// The same rule as the WebSocket handshake's.
-    var presentedToken: String? { bearerToken ?? query("token") }
+    package var presentedToken: String? { bearerToken ?? query("token") }
 
     /// The path's segments between slashes, without the leading one: `/a/b/` → `["a", "b", ""]`, `/` → `[""]`.
-    var segments: [Substring] { Router.segments(of: path) }
+    package var segments: [Substring] { Router.segments(of: path) }
 }
+
+/// State a connection attaches to each of its requests (``HTTPRequest/connectionSlot``), opaque to the HTTP
+/// values: the APNs port's provider token slot. Thread-safe (a conforming type is `Sendable`).
+package protocol HTTPConnectionSlot: AnyObject, Sendable {}

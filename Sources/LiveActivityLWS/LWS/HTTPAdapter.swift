@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import LiveActivityCore
 
 /// The HTTP side of libwebsockets: reads each request for the route table's paths into an ``HTTPRequest``
 /// once, collects its body, dispatches it through the ``Router``, and writes the ``HTTPResponse`` that comes

@@ -1,10 +1,9 @@
-import LiveActivityCore
 
 /// One HTTP response as handlers make it: status, header fields and body. `HTTPAdapter` writes it.
 /// Thread-safe (a value).
-struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// Which security header fields go with the response.
-    enum SecurityHeaders: Sendable, Equatable {
+    package enum SecurityHeaders: Sendable, Equatable {
         /// libwebsockets's best-practice set (`LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE`:
         /// a strict `content-security-policy`, `x-frame-options: deny`, `x-content-type-options`,
         /// `x-xss-protection`, `referrer-policy`), as for the static files. For the JSON API.
@@ -15,18 +14,18 @@ struct HTTPResponse: Sendable {
     }
 
     /// The status.
-    var status: HTTPStatus
+    package var status: HTTPStatus
     /// The `content-type` value.
-    var contentType: String
+    package var contentType: String
     /// The `cache-control` value: `no-store` unless the body can never change.
-    var cacheControl: String
+    package var cacheControl: String
     /// Further header fields, written in this order after `content-type`, `content-length` and `cache-control`.
     /// Names without the colon, lower-case; values ASCII (other bytes are dropped), at most 1,024 bytes each.
-    var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body, in bytes (not written in answer to HEAD; `content-length` is its length either way).
-    var body: [UInt8]
+    package var body: [UInt8]
     /// Whose security header fields it carries.
-    var securityHeaders: SecurityHeaders
+    package var securityHeaders: SecurityHeaders
 
     /// Creates a response.
     /// - Parameters:
@@ -36,7 +35,7 @@ struct HTTPResponse: Sendable {
     ///   - headers: further fields, in order.
     ///   - body: the body bytes.
     ///   - securityHeaders: lws's best-practice set, or the response's own (in `headers`).
-    init(status: HTTPStatus, contentType: String = "application/json", cacheControl: String = "no-store",
+    package init(status: HTTPStatus, contentType: String = "application/json", cacheControl: String = "no-store",
          headers: [(name: String, value: String)] = [], body: [UInt8] = [], securityHeaders: SecurityHeaders = .bestPractice) {
         self.status = status
         self.contentType = contentType
@@ -47,30 +46,30 @@ struct HTTPResponse: Sendable {
     }
 
     /// The value of the first further field called `name` (any case), or nil.
-    func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     // MARK: Shapes the server uses
 
     /// A JSON response with lws's best-practice security headers.
-    static func json(_ status: HTTPStatus, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    package static func json(_ status: HTTPStatus, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: headers, body: body)
     }
 
     /// A protocol message (docs/PROTOCOL.md) as a JSON response.
-    static func message(_ status: HTTPStatus, _ message: ServerMessage) -> HTTPResponse {
+    package static func message(_ status: HTTPStatus, _ message: ServerMessage) -> HTTPResponse {
         .json(status, message.encoded())
     }
 
     /// The protocol's error object `{"type":"error","code","field","message"}` as a JSON response.
-    static func error(_ status: HTTPStatus, _ error: ProtocolError) -> HTTPResponse {
+    package static func error(_ status: HTTPStatus, _ error: ProtocolError) -> HTTPResponse {
         .message(status, .error(requestId: nil, error))
     }
 
     /// 411 for a request whose body is sent chunked (`transfer-encoding`), which the HTTP/1.1 adapter cannot
     /// read; with `connection: close`, since the chunks that follow are no request.
-    static let chunkedBodyRefused: HTTPResponse = {
+    package static let chunkedBodyRefused: HTTPResponse = {
         var response = HTTPResponse.error(.lengthRequired, ProtocolError(.invalidField, field: "transfer-encoding",
             message: "transfer-encoding: request bodies are read by their length; send a Content-Length header, not a chunked body"))
         response.headers.append(("connection", "close"))
@@ -83,7 +82,7 @@ struct HTTPResponse: Sendable {
     ///   - status: ``HTTPStatus/uriTooLong`` or ``HTTPStatus/requestHeaderFieldsTooLarge``.
     ///   - field: `path`, or the header's name.
     ///   - message: what is too long, and the limit.
-    static func headTooLarge(_ status: HTTPStatus, field: String, _ message: String) -> HTTPResponse {
+    package static func headTooLarge(_ status: HTTPStatus, field: String, _ message: String) -> HTTPResponse {
         var response = HTTPResponse.error(status, ProtocolError(.limitExceeded, field: field, message: message))
         response.headers.append(("connection", "close"))
         return response
@@ -98,7 +97,7 @@ struct HTTPResponse: Sendable {
     ///   - html: the document.
     ///   - scriptNonce: the nonce of the document's one inline script, or nil for no script.
     ///   - contentSecurityPolicy: another policy than the renderings' (the inspector page's).
-    static func document(_ status: HTTPStatus, html: String, scriptNonce: String? = nil,
+    package static func document(_ status: HTTPStatus, html: String, scriptNonce: String? = nil,
                          contentSecurityPolicy: String? = nil) -> HTTPResponse {
         let script = scriptNonce.map { "'nonce-\($0)'" } ?? "'none'"
         let policy = contentSecurityPolicy ?? ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -113,7 +112,7 @@ struct HTTPResponse: Sendable {
 extension HTTPResponse {
     /// 405 as the protocol's error object, naming the methods allowed (HEAD, implied by GET, left out):
     /// `method: only GET is allowed here`. The router adds the `allow` header.
-    static func methodNotAllowed(_ allowed: Set<HTTPMethod>) -> HTTPResponse {
+    package static func methodNotAllowed(_ allowed: Set<HTTPMethod>) -> HTTPResponse {
         .error(.methodNotAllowed, ProtocolError(.invalidField, field: "method",
                message: "method: only \(HTTPMethod.list(allowed.subtracting([.head]))) is allowed here"))
     }

@@ -4,54 +4,63 @@ import LiveActivityCore
 /// The server's counters, exposed at `GET /metrics` in the Prometheus text format (version 0.0.4).
 ///
 /// Owned by the service thread: every counter is read and written there only, so no locks.
-final class ServerMetrics {
+package final class ServerMetrics {
+    /// Every counter at zero.
+    package init() {}
+
     /// Messages received from clients (whole WebSocket messages).
-    var messagesReceived = 0
+    package var messagesReceived = 0
     /// Payload bytes received from clients.
-    var bytesReceived = 0
+    package var bytesReceived = 0
     /// WebSocket messages written to clients.
-    var messagesSent = 0
+    package var messagesSent = 0
     /// Payload bytes written to clients (before permessage-deflate).
-    var bytesSent = 0
+    package var bytesSent = 0
     /// WebSocket frame bytes written to clients: headers included, compressed payloads as compressed.
-    var frameBytesSent = 0
+    package var frameBytesSent = 0
     /// Writes (`lws_write` calls) that carried those messages: fewer than ``messagesSent`` when a client's
     /// waiting messages went out together.
-    var webSocketWrites = 0
+    package var webSocketWrites = 0
     /// Messages written compressed (RSV1 set), to clients that negotiated permessage-deflate.
-    var compressedMessagesSent = 0
+    package var compressedMessagesSent = 0
     /// Messages written to such clients as stored deflate blocks (RSV1 set, not compressed: too short, or
     /// no smaller compressed).
-    var storedMessagesSent = 0
+    package var storedMessagesSent = 0
     /// Messages compressed (``Deflate/compressions``): once per message and window size, however many
     /// clients it goes to.
-    var deflateCompressions = 0
+    package var deflateCompressions = 0
     /// `error` messages sent, by code.
-    var errors: [String: Int] = [:]
+    package var errors: [String: Int] = [:]
     /// Broadcast frames encoded: one per event and per tick, whatever the number of clients.
-    var broadcastEncodes = 0
+    package var broadcastEncodes = 0
     /// Broadcast frames queued for clients: encodes × clients.
-    var broadcastDeliveries = 0
+    package var broadcastDeliveries = 0
     /// Groups of changes the store recorded, one ``ActivityStore/record(_:)`` call (one transaction) each.
-    var storeCommits = 0
+    package var storeCommits = 0
     /// Changes the store recorded, in those groups: `storeChanges / storeCommits` is the mean group size.
-    var storeChanges = 0
+    package var storeChanges = 0
     /// Seconds from an accepted change to its last write on the wire, for every client.
-    var changeToWire = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
+    package var changeToWire = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
 
     /// A cumulative histogram with fixed upper bounds, in seconds.
-    struct Histogram {
-        let bounds: [Double]
-        private(set) var counts: [Int]
-        private(set) var sum = 0.0
-        private(set) var count = 0
+    package struct Histogram {
+        /// The buckets' upper bounds, in seconds, ascending.
+        package let bounds: [Double]
+        /// Observations at or under each bound (cumulative), one count per bound.
+        package private(set) var counts: [Int]
+        /// The sum of every observation, in seconds.
+        package private(set) var sum = 0.0
+        /// Observations made.
+        package private(set) var count = 0
 
-        init(bounds: [Double]) {
+        /// An empty histogram with `bounds` (seconds, ascending).
+        package init(bounds: [Double]) {
             self.bounds = bounds
             counts = Array(repeating: 0, count: bounds.count)
         }
 
-        mutating func observe(_ value: Double) {
+        /// Counts one observation of `value` seconds.
+        package mutating func observe(_ value: Double) {
             for index in bounds.indices where value <= bounds[index] { counts[index] += 1 }
             sum += value
             count += 1
@@ -62,7 +71,7 @@ final class ServerMetrics {
     /// - Parameters:
     ///   - connections: open WebSocket connections by role.
     ///   - activities: activities by state.
-    func exposition(connections: [AccessPolicy.Role: Int], activities: [ActivityState: Int]) -> String {
+    package func exposition(connections: [AccessPolicy.Role: Int], activities: [ActivityState: Int]) -> String {
         var text = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"

@@ -1,4 +1,3 @@
-import LiveActivityCore
 
 /// The one serializer of whole HTTP/1.1 responses the server writes itself, past any HTTP library: a refused
 /// WebSocket handshake (lws 4.1's own helper writes an HTTP/1.0 status line at that stage) and the APNs port's
@@ -10,7 +9,7 @@ extension HTTPResponse {
     /// `content-length`, `cache-control`, the further fields in order, `connection: close` when `closing`, an
     /// empty line, then the body. Field values keep only visible ASCII and spaces (as `writeHead` does).
     /// - Parameter closing: whether the connection closes after it (adds `connection: close`).
-    func http1Bytes(closing: Bool) -> [UInt8] {
+    package func http1Bytes(closing: Bool) -> [UInt8] {
         func clean(_ value: String) -> String {
             String(decoding: value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(1024), as: UTF8.self)
         }
@@ -26,7 +25,7 @@ extension HTTPResponse {
     /// - Parameters:
     ///   - status: the status.
     ///   - text: the body (UTF-8).
-    static func plainText(_ status: HTTPStatus, _ text: String) -> HTTPResponse {
+    package static func plainText(_ status: HTTPStatus, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8), securityHeaders: .own)
     }
 }

@@ -1,5 +1,5 @@
 /// An HTTP request method (RFC 9110 §9.3), among those libwebsockets 4.1 tells apart.
-enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
+package enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
     /// RFC 9110 §9.3.1.
     case get = "GET"
     /// RFC 9110 §9.3.2: as GET, without the body.
@@ -17,7 +17,7 @@ enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
 
     /// Whether a request with this method may carry a body that must be read before answering (HTTP/1.1
     /// keeps the connection in step only if it is): POST, PUT, PATCH and DELETE.
-    var mayHaveBody: Bool {
+    package var mayHaveBody: Bool {
         switch self {
         case .post, .put, .patch, .delete: true
         case .get, .head, .options: false
@@ -26,7 +26,7 @@ enum HTTPMethod: String, Sendable, Hashable, CaseIterable {
 
     /// Methods written in a fixed order (that of ``allCases``), comma-separated: an `allow` header's value
     /// (RFC 9110 §10.2.1).
-    static func list(_ methods: Set<HTTPMethod>) -> String {
+    package static func list(_ methods: Set<HTTPMethod>) -> String {
         allCases.filter(methods.contains).map(\.rawValue).joined(separator: ", ")
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import LiveActivityServer
+@testable import LiveActivityLWS
 
 /// libwebsockets' log lines as the server logs them.
 struct LibraryLogBridgeTests {

@@ -2,28 +2,28 @@
 ///
 /// Every status line the server writes takes its phrase from ``reasonPhrases`` — API responses, documents and
 /// refused WebSocket upgrades alike — so the same code always reads the same. Thread-safe (a value).
-struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
+package struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     /// The three-digit status code (RFC 9110 §15), 100…599.
-    let code: Int
+    package let code: Int
 
     /// A status with `code`; codes missing from ``reasonPhrases`` are written with an empty phrase, which
     /// RFC 9112 §4 allows (`status-line = HTTP-version SP status-code SP [ reason-phrase ]`).
-    init(_ code: Int) { self.code = code }
+    package init(_ code: Int) { self.code = code }
 
     /// The standard reason phrase of ``code``, or "" for a code the table lacks.
-    var reasonPhrase: String { Self.reasonPhrases[code] ?? "" }
+    package var reasonPhrase: String { Self.reasonPhrases[code] ?? "" }
 
     /// `HTTP/1.1 410 Gone`: the HTTP/1.1 status line, without its CRLF (RFC 9112 §4).
-    var statusLine: String { "HTTP/1.1 \(code) \(reasonPhrase)" }
+    package var statusLine: String { "HTTP/1.1 \(code) \(reasonPhrase)" }
 
     /// `410 Gone`.
-    var description: String { "\(code) \(reasonPhrase)" }
+    package var description: String { "\(code) \(reasonPhrase)" }
 
     /// The reason phrases of RFC 9110 §15 ("HTTP Semantics", the phrase given in each status's section
     /// title), plus 429 and 431 from RFC 6585 §4 and §5. The only table of phrases in the server: lws 4.1's own (used by
     /// `lws_add_http_header_status`) lacks 201 and still says "Request Entity Too Large" for 413, so the
     /// adapter writes the status line from here (see `HTTPAdapter.writeHead`).
-    static let reasonPhrases: [Int: String] = [
+    package static let reasonPhrases: [Int: String] = [
         100: "Continue", 101: "Switching Protocols",
         200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
         205: "Reset Content", 206: "Partial Content",
@@ -42,35 +42,35 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     // MARK: The statuses the server sends
 
     /// 200 OK (RFC 9110 §15.3.1).
-    static let ok = HTTPStatus(200)
+    package static let ok = HTTPStatus(200)
     /// 201 Created (RFC 9110 §15.3.2): a share link was made.
-    static let created = HTTPStatus(201)
+    package static let created = HTTPStatus(201)
     /// 204 No Content (RFC 9110 §15.3.5): done, nothing to send (a deleted channel).
-    static let noContent = HTTPStatus(204)
+    package static let noContent = HTTPStatus(204)
     /// 400 Bad Request (RFC 9110 §15.5.1).
-    static let badRequest = HTTPStatus(400)
+    package static let badRequest = HTTPStatus(400)
     /// 401 Unauthorized (RFC 9110 §15.5.2): a token is needed, or the one given matches no role.
-    static let unauthorized = HTTPStatus(401)
+    package static let unauthorized = HTTPStatus(401)
     /// 403 Forbidden (RFC 9110 §15.5.4): the token's role may not do this, or the origin is not allowed.
-    static let forbidden = HTTPStatus(403)
+    package static let forbidden = HTTPStatus(403)
     /// 404 Not Found (RFC 9110 §15.5.5).
-    static let notFound = HTTPStatus(404)
+    package static let notFound = HTTPStatus(404)
     /// 405 Method Not Allowed (RFC 9110 §15.5.6); sent with an `allow` header.
-    static let methodNotAllowed = HTTPStatus(405)
+    package static let methodNotAllowed = HTTPStatus(405)
     /// 410 Gone (RFC 9110 §15.5.11): a share link that has ended.
-    static let gone = HTTPStatus(410)
+    package static let gone = HTTPStatus(410)
     /// 411 Length Required (RFC 9110 §15.5.12): a request body sent chunked, which lws 4.1 never completes.
-    static let lengthRequired = HTTPStatus(411)
+    package static let lengthRequired = HTTPStatus(411)
     /// 413 Content Too Large (RFC 9110 §15.5.14): a push over ``LiveActivityCore/APNsPush/maximumBytes``.
-    static let contentTooLarge = HTTPStatus(413)
-    /// 414 URI Too Long (RFC 9110 §15.5.15): a request target over ``HTTPAdapter/maximumFieldBytes``.
-    static let uriTooLong = HTTPStatus(414)
+    package static let contentTooLarge = HTTPStatus(413)
+    /// 414 URI Too Long (RFC 9110 §15.5.15): a request target over `HTTPAdapter.maximumFieldBytes` (LiveActivityLWS).
+    package static let uriTooLong = HTTPStatus(414)
     /// 429 Too Many Requests (RFC 6585 §4).
-    static let tooManyRequests = HTTPStatus(429)
-    /// 431 Request Header Fields Too Large (RFC 6585 §5): a header field over ``HTTPAdapter/maximumFieldBytes``.
-    static let requestHeaderFieldsTooLarge = HTTPStatus(431)
+    package static let tooManyRequests = HTTPStatus(429)
+    /// 431 Request Header Fields Too Large (RFC 6585 §5): a header field over `HTTPAdapter.maximumFieldBytes` (LiveActivityLWS).
+    package static let requestHeaderFieldsTooLarge = HTTPStatus(431)
     /// 500 Internal Server Error (RFC 9110 §15.6.1).
-    static let internalServerError = HTTPStatus(500)
+    package static let internalServerError = HTTPStatus(500)
     /// 503 Service Unavailable (RFC 9110 §15.6.4): the store is down, too many connections, shutting down.
-    static let serviceUnavailable = HTTPStatus(503)
+    package static let serviceUnavailable = HTTPStatus(503)
 }

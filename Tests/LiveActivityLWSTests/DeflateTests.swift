@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 import Testing
 import LiveActivityCore
-@testable import LiveActivityServer
+@testable import LiveActivityLWS
 
 /// permessage-deflate without sockets: the frame header builder (RFC 6455 §5.2), the compressor (RFC 7692
 /// §7.2.1) checked by inflating what it makes as clients do (keeping their window between messages or not,

@@ -9,18 +9,18 @@ func liveActivityCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
-    // The context holds the server for its whole life: borrow it, without a retain and release per callback.
-    return Unmanaged<LiveActivityServer>.fromOpaque(owner)._withUnsafeGuaranteedRef { server in
-        serve(server, wsi, reason, user, input, length)
+    // The context holds the adapter for its whole life: borrow it, without a retain and release per callback.
+    return Unmanaged<LWSServerAdapter>.fromOpaque(owner)._withUnsafeGuaranteedRef { adapter in
+        serve(adapter, wsi, reason, user, input, length)
     }
 }
 
-/// Hands one callback reason to the server (see ``liveActivityCallback(_:_:_:_:_:)``). Service thread.
-private func serve(_ server: LiveActivityServer, _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+/// Hands one callback reason to the adapter (see ``liveActivityCallback(_:_:_:_:_:)``). Service thread.
+private func serve(_ server: LWSServerAdapter, _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                    _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
     switch reason {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        server.runInbox()
+        server.application.serviceWoken()
         return 0
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return server.webSocketFilter(wsi, sessionData: user)

@@ -14,15 +14,15 @@
 /// registered prefix (``onMiss(under:_:)``), so each feature words its own refusals.
 ///
 /// Built once before the server listens; read-only afterwards. Handlers run on the service thread.
-struct Router {
+package struct Router {
     /// A route's handler: answers through the responder, now or later.
-    typealias Handler = (HTTPRequest, HTTPResponder) -> Void
+    package typealias Handler = (HTTPRequest, HTTPResponder) -> Void
     /// Words a 404 or 405; the router adds the `allow` header to a 405. It may answer otherwise when a check
     /// comes first (401 before saying what does not exist).
-    typealias MissHandler = (HTTPRequest, Miss) -> HTTPResponse
+    package typealias MissHandler = (HTTPRequest, Miss) -> HTTPResponse
 
     /// Why no route answers.
-    enum Miss: Equatable, Sendable {
+    package enum Miss: Equatable, Sendable {
         /// No pattern matches the path (404).
         case notFound
         /// Patterns match the path, but none takes the method; these methods would be (405).
@@ -30,7 +30,7 @@ struct Router {
     }
 
     /// One segment of a pattern.
-    enum Segment: Equatable, Sendable {
+    package enum Segment: Equatable, Sendable {
         /// Matches exactly this text.
         case literal(String)
         /// Matches any one non-empty segment and names it.
@@ -39,7 +39,7 @@ struct Router {
         case rest
 
         /// How specific it is: literal 2, parameter 1, rest 0.
-        var rank: Int {
+        package var rank: Int {
             switch self {
             case .literal: 2
             case .parameter: 1
@@ -49,19 +49,19 @@ struct Router {
     }
 
     /// A registered route.
-    struct Route {
+    package struct Route {
         /// Methods it answers.
-        var methods: Set<HTTPMethod>
+        package var methods: Set<HTTPMethod>
         /// The pattern as registered (`/3/device/{token}`).
-        var pattern: String
+        package var pattern: String
         /// Its segments.
-        var segments: [Segment]
+        package var segments: [Segment]
         /// What answers.
-        var handler: Handler
+        package var handler: Handler
     }
 
     /// What the table decided for one request.
-    enum Resolution {
+    package enum Resolution {
         /// This route answers, with these path parameters.
         case route(Route, parameters: [String: String])
         /// None does; the miss handler words the answer (nil: none registered for the path).
@@ -69,12 +69,12 @@ struct Router {
     }
 
     /// The routes, in the order registered (which decides nothing).
-    private(set) var routes: [Route] = []
+    package private(set) var routes: [Route] = []
     /// Miss handlers by path prefix (segments; empty for `/`).
     private var missHandlers: [(prefix: [String], handler: MissHandler)] = []
 
     /// An empty table.
-    init() {}
+    package init() {}
 
     // MARK: Registration
 
@@ -86,7 +86,7 @@ struct Router {
     ///   - handler: what answers.
     /// - Precondition: the pattern is well-formed, and no route with the same shape of segments takes any of
     ///   these methods (a programmer's error: which one answers would be ambiguous).
-    mutating func add(_ methods: Set<HTTPMethod>, _ pattern: String, _ handler: @escaping Handler) {
+    package mutating func add(_ methods: Set<HTTPMethod>, _ pattern: String, _ handler: @escaping Handler) {
         let segments = Self.parse(pattern)
         precondition(!methods.isEmpty, "route \(pattern) takes no method")
         if case .literal(let first)? = segments.first {
@@ -101,14 +101,14 @@ struct Router {
     }
 
     /// Adds a route whose handler answers at once.
-    mutating func add(_ methods: Set<HTTPMethod>, _ pattern: String, respond: @escaping (HTTPRequest) -> HTTPResponse) {
+    package mutating func add(_ methods: Set<HTTPMethod>, _ pattern: String, respond: @escaping (HTTPRequest) -> HTTPResponse) {
         add(methods, pattern) { request, responder in responder.respond(respond(request)) }
     }
 
     /// Words the 404s and 405s of paths under `prefix` (`/3`, or `/` for every path): the handler of the
     /// longest registered prefix answers.
     /// - Precondition: no handler is registered for that prefix yet.
-    mutating func onMiss(under prefix: String, _ handler: @escaping MissHandler) {
+    package mutating func onMiss(under prefix: String, _ handler: @escaping MissHandler) {
         let segments = prefix == "/" ? [] : Self.segments(of: prefix).map(String.init)
         precondition(!missHandlers.contains { $0.prefix == segments }, "two miss handlers under \(prefix)")
         missHandlers.append((segments, handler))
@@ -117,7 +117,7 @@ struct Router {
     // MARK: Dispatch
 
     /// Decides who answers `method` on `path`. Pure: calls no handler.
-    func resolve(_ method: HTTPMethod, path: String) -> Resolution {
+    package func resolve(_ method: HTTPMethod, path: String) -> Resolution {
         let pathSegments = Self.segments(of: path)
         var matching: [(route: Route, parameters: [String: String])] = []
         for route in routes {
@@ -143,7 +143,7 @@ struct Router {
 
     /// Answers `request`: the best route's handler, or the miss handler's 404 / 405 (with `allow`).
     /// Service thread only.
-    func dispatch(_ request: HTTPRequest, _ responder: HTTPResponder) {
+    package func dispatch(_ request: HTTPRequest, _ responder: HTTPResponder) {
         switch resolve(request.method, path: request.path) {
         case .route(let route, let parameters):
             var request = request
@@ -160,7 +160,7 @@ struct Router {
 
     /// The paths the table answers, as lws mount points: `/` and each pattern's (or miss prefix's) first
     /// segment, sorted (`/3`, `/api`, …). Everything else is the static files'.
-    var mountpoints: [String] {
+    package var mountpoints: [String] {
         var firsts = Set<String>()
         for route in routes { if case .literal(let first)? = route.segments.first { firsts.insert(first) } }
         for miss in missHandlers { if let first = miss.prefix.first { firsts.insert(first) } }
@@ -168,7 +168,7 @@ struct Router {
     }
 
     /// Whether `path` is the table's (its first segment is a mount point's) rather than a static file's.
-    func claims(_ path: String) -> Bool {
+    package func claims(_ path: String) -> Bool {
         guard let first = Self.segments(of: path).first, !first.isEmpty else { return false }
         return routes.contains { $0.segments.first == .literal(String(first)) }
             || missHandlers.contains { $0.prefix.first == String(first) }
@@ -177,7 +177,7 @@ struct Router {
     // MARK: Matching
 
     /// `/a/b/` → `["a", "b", ""]`; `/` and `` → `[""]`.
-    static func segments(of path: String) -> [Substring] {
+    package static func segments(of path: String) -> [Substring] {
         let trimmed = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
         return trimmed.split(separator: "/", omittingEmptySubsequences: false)
     }

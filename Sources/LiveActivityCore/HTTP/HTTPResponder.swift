@@ -3,20 +3,20 @@
 ///
 /// Service thread only: `respond` must be called on the service thread, which is where the adapter writes.
 /// Calls after the first are ignored, as is an answer to a connection that has closed meanwhile.
-final class HTTPResponder {
+package final class HTTPResponder {
     /// Where the answer goes; nil once it went.
     private var deliver: ((HTTPResponse) -> Void)?
 
     /// A responder that hands the response to `deliver`, once.
-    init(_ deliver: @escaping (HTTPResponse) -> Void) {
+    package init(_ deliver: @escaping (HTTPResponse) -> Void) {
         self.deliver = deliver
     }
 
     /// Whether ``respond(_:)`` has been called.
-    var hasResponded: Bool { deliver == nil }
+    package var hasResponded: Bool { deliver == nil }
 
     /// Sends `response`. Only the first call counts.
-    func respond(_ response: HTTPResponse) {
+    package func respond(_ response: HTTPResponse) {
         guard let deliver else { return }
         self.deliver = nil
         deliver(response)

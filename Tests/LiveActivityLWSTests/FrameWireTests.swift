@@ -1,6 +1,6 @@
 import Testing
 import LiveActivityCore
-@testable import LiveActivityServer
+@testable import LiveActivityLWS
 
 /// A frame's plain wire form (its header in the headroom, RFC 6455 §5.2) and the batch that gathers several
 /// whole frames into one write: parsed back with an independent reading of §5.2.

@@ -1,8 +1,7 @@
-import LiveActivityCore
 
 extension AccessPolicy {
     /// Whether the token `request` presents (bearer or `?token=`) grants at least the viewer role.
-    func mayRead(_ request: HTTPRequest) -> Bool {
+    package func mayRead(_ request: HTTPRequest) -> Bool {
         guard let role = role(presenting: request.presentedToken) else { return false }
         return role != .unauthenticated
     }
@@ -10,6 +9,6 @@ extension AccessPolicy {
 
 extension HTTPResponse {
     /// 401 with the protocol's `unauthorized` error naming both ways to give a token.
-    static let readTokenNeeded = HTTPResponse.error(.unauthorized, ProtocolError(.unauthorized, field: "token",
+    package static let readTokenNeeded = HTTPResponse.error(.unauthorized, ProtocolError(.unauthorized, field: "token",
         message: "token: this API needs a viewer or controller token (Authorization: Bearer … or ?token=)"))
 }

@@ -1,12 +1,12 @@
 import CLibWebSockets
 import Foundation
 
-/// The client's one libwebsockets protocol callback. Recovers the ``ProtocolClient`` from the context's
+/// The client's one libwebsockets protocol callback. Recovers the ``LWSClientTransport`` from the context's
 /// user pointer and hands it each reason it handles; runs on the client's service thread.
 func protocolClientCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                             _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
     guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else { return 0 }
-    let client = Unmanaged<ProtocolClient>.fromOpaque(owner).takeUnretainedValue()
+    let client = Unmanaged<LWSClientTransport>.fromOpaque(owner).takeUnretainedValue()
     switch reason {
     case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
         guard let input else { return 0 }

@@ -2,7 +2,7 @@ import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// The WebSocket side of libwebsockets: turns callbacks into values for the server and the hub, and
+/// The WebSocket side of libwebsockets: turns callbacks into values for the application and the hub, and
 /// performs the hub's actions. Service thread only.
 ///
 /// Each WebSocket connection's per-session data holds one unmanaged reference to its ``Session``
@@ -18,7 +18,7 @@ import LiveActivityCore
 /// POLLOUT (its own pongs, pings and close frames included, which it appends behind), so frames stay whole
 /// and in order. A deflate client's frames all have RSV1 set, compressed or stored (see
 /// ``Deflate/writeStored(_:to:)``).
-extension LiveActivityServer {
+extension LWSServerAdapter {
     // MARK: Callbacks
 
     /// FILTER_PROTOCOL_CONNECTION: admits the handshake or answers it with an HTTP status.
@@ -28,7 +28,7 @@ extension LiveActivityServer {
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         // A target or header lws cut at its limit (a token of 8 KB): 414 / 431, as for HTTP requests.
         if let tooLarge = HTTPAdapter.oversizedHead(wsi) { return refuseUpgrade(wsi, tooLarge.status.code, tooLarge.message) }
-        guard let refusal = sessions.admit(upgradeRequest(wsi)) else { return 0 }
+        guard let refusal = application.admit(upgradeRequest(wsi)) else { return 0 }
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }
 
@@ -81,7 +81,7 @@ extension LiveActivityServer {
             _ = lws_set_extension_option(wsi, "permessage-deflate", "server_no_context_takeover",
                                          deflate.clientNoContextTakeover ? "1" : "0")
         }
-        let session = sessions.sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate, offer: offer)
+        let session = application.sessionOpened(upgradeRequest(wsi), connection: ConnectionHandle(wsi: wsi), deflate: deflate, offer: offer)
         let pointer = Unmanaged.passRetained(session).toOpaque()
         liveSessionPointers.insert(pointer)
         sessionData.storeBytes(of: pointer, as: UnsafeMutableRawPointer?.self)
@@ -99,7 +99,7 @@ extension LiveActivityServer {
     func webSocketReceived(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer?, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         guard let session = session(in: sessionData) else { return -1 }
         session._withUnsafeGuaranteedRef { session in
-            sessions.received(bytes, isFinal: lws_is_final_fragment(wsi) != 0, isBinary: lws_frame_is_binary(wsi) != 0, session: session)
+            application.received(bytes, isFinal: lws_is_final_fragment(wsi) != 0, isBinary: lws_frame_is_binary(wsi) != 0, session: session)
         }
         return 0
     }
@@ -111,8 +111,7 @@ extension LiveActivityServer {
         guard let session = session(in: sessionData) else { return 0 }
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
         // and the store's results (the inbox) are not left waiting for its end.
-        releaseHeldSubmissionsIfDue()
-        if inbox.hasJobs { runInbox() }
+        application.betweenWrites()
         return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
     }
 
@@ -146,7 +145,7 @@ extension LiveActivityServer {
             return 0
         case .close(let code, let reason):
             let reasonBytes = Array(reason.utf8.prefix(123))
-            if shuttingDown {
+            if isShuttingDown {
                 // Stopping: lws writes the close frame and drops the connection at once.
                 var bytes = reasonBytes
                 lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code.rawValue)), &bytes, bytes.count)
@@ -186,11 +185,10 @@ extension LiveActivityServer {
                 if writeWaiting(to: session, on: wsi) < 0 {
                     lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                 }
-                releaseHeldSubmissionsIfDue()
-                if inbox.hasJobs { runInbox() }
+                application.betweenWrites()
             }
         }
-        releaseHeldSubmissions()
+        application.releaseHeldSubmissions()
     }
 
     /// Writes `first` and the frames after it in one `lws_write`, gathered in ``outgoingBatch`` until the hub
@@ -293,13 +291,15 @@ extension LiveActivityServer {
               liveSessionPointers.remove(pointer) != nil else { return }
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         let session = Unmanaged<Session>.fromOpaque(pointer).takeRetainedValue()
-        sessions.sessionClosed(session)
+        application.sessionClosed(session)
     }
 
     // MARK: Actions
 
-    /// Performs the hub's actions on the connections.
-    func perform(_ actions: [Hub.Action]) {
+    /// Performs the hub's actions on the connections: WRITEABLE asked for one session, the broadcast written
+    /// to all after this round (``writeBroadcast()``), or a close at the next WRITEABLE (killed after 5 s if
+    /// it never comes). Service thread only.
+    package func perform(_ actions: [Hub.Action]) {
         for action in actions {
             switch action {
             case .requestWritable(let session):

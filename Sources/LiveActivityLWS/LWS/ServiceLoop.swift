@@ -22,41 +22,30 @@ struct ContextHandle: @unchecked Sendable {
 
 /// The service thread: creates the lws context and vhost, runs `lws_service` until asked to stop, closes
 /// every client and destroys the context.
-extension LiveActivityServer {
-    /// Wakes the service thread (`lws_cancel_service`, safe from any thread), which then drains the inbox
-    /// and checks for a stop request. Thread-safe.
-    func wakeServiceThread() {
-        liveContext.withLock { context in
-            if let context { lws_cancel_service(context.pointer) }
-        }
-    }
-
-    /// Schedules the timer to fire after `seconds`. Service thread only.
-    func scheduleTimer(after seconds: TimeInterval) {
-        guard let runtime else { return }
-        runtime.timer.schedule(in: runtime.context, after: seconds)
-    }
-
-    // MARK: Service thread
-
-    func runServiceLoop() {
-        serviceThread.withLock { $0 = pthread_self() }
+extension LWSServerAdapter {
+    /// The service thread's body: creates the lws context and vhost, reports the port (or the failure) to
+    /// the application, runs `lws_service` until ``requestStop()``, then closes every client (1001, waiting
+    /// at most ``LWSServerSettings/shutdownGracePeriod``), destroys the context and releases every session.
+    /// Returns once everything lws held is freed. Call once, on the thread that is to be the service thread.
+    package func run() {
+        let application = self.application!
+        application.serviceThreadStarted()
         lws_set_log_level(Int32(LLL_ERR | LLL_WARN), LibraryLogBridge.emitter(for: logger))
         // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
-        let http = HTTPAdapter(router: makeRouter(), maximumBodyBytes: APNsPush.maximumBroadcastBytes)
+        let http = HTTPAdapter(router: application.makeRouter(), maximumBodyBytes: settings.maximumBodyBytes)
         self.http = http
-        let resources = LWSContextResources(publicDirectory: configuration.publicDirectory.standardizedFileURL.path,
+        let resources = LWSContextResources(publicDirectory: settings.publicDirectory,
                                             dynamicMountpoints: http.router.mountpoints,
-                                            pingAfter: configuration.pingIntervalSeconds,
-                                            hangUpAfter: configuration.idleTimeoutSeconds,
-                                            permessageDeflate: configuration.permessageDeflate)
+                                            pingAfter: settings.pingIntervalSeconds,
+                                            hangUpAfter: settings.idleTimeoutSeconds,
+                                            permessageDeflate: settings.permessageDeflate)
         var info = lws_context_creation_info()
         info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
             | UInt64(LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.uid = -1
         info.gid = -1
-        if configuration.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
+        if settings.usesTLS { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         // A request line or header block over lws's header buffer (4 KiB by default) made lws 4.1 close the
         // connection without a word. Each header (the request target too) is now cut at its limit, the buffer
         // has room for several such, and HTTPAdapter answers 414 / 431 (LWS_CALLBACK_FILTER_HTTP_CONNECTION).
@@ -64,20 +53,21 @@ extension LiveActivityServer {
         info.token_limits = UnsafePointer(resources.tokenLimits)
         // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
         // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
-        if ServerConfiguration.isIPv4(configuration.listenAddress) { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        if settings.listensOnIPv4Only { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         guard let context = lws_create_context(&info) else {
-            finishStartup(.failure(.context))
+            self.http = nil
+            application.serviceFailedToStart(.context)
             return
         }
-        let host = resources.keep(configuration.listenAddress)
-        info.port = Int32(configuration.port)
+        let host = resources.keep(settings.listenAddress)
+        info.port = Int32(settings.port)
         info.iface = UnsafePointer(host)
         info.protocols = UnsafePointer(resources.protocols)
         info.extensions = resources.extensions.map { UnsafePointer($0) }
         info.mounts = UnsafePointer(resources.mount)
         info.vhost_name = UnsafePointer(resources.keep("default"))
         info.retry_and_idle_policy = UnsafePointer(resources.idlePolicy)
-        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
+        if let certificate = settings.tlsCertificatePath, let key = settings.tlsPrivateKeyPath {
             info.ssl_cert_filepath = UnsafePointer(resources.keep(certificate))
             info.ssl_private_key_filepath = UnsafePointer(resources.keep(key))
             // ALPN offers HTTP/1.1 only: over HTTP/2, lws 4.1 drops header names it does not know, so an APNs
@@ -87,25 +77,18 @@ extension LiveActivityServer {
         }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)
-            finishStartup(.failure(.listen(host: configuration.host, port: configuration.port)))
+            self.http = nil
+            application.serviceFailedToStart(.listen)
             return
         }
         let port = Int(lws_get_vhost_port(vhost))
-        let timer = ServiceTimer(server: self)
+        let timer = ServiceTimer(adapter: self)
         runtime = LWSRuntime(context: context, timer: timer)
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
-        storeWriter.start()
-        finishStartup(.success(port))
-        startReplication()
-        runInbox()
-        logger.info("listening", ["host": configuration.host, "port": "\(port)",
-                                  "public": configuration.publicDirectory.path])
-        timing.timerFired()
-        // Deadlines that passed while the server was down are durable before the first client is served.
-        finishStoreWork()
+        application.serviceStarted(port: port)
 
         var failures = 0
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
+        while !isStopRequested {
             // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
             // a run of them means the loop is gone.
             let serviced = lws_service(context, 0)
@@ -118,11 +101,10 @@ extension LiveActivityServer {
                 failures = 0
             }
         }
-        stopReplication()
-        finishStoreWork()
-        shuttingDown = true
+        application.serviceWillShutDown()
+        isShuttingDown = true
         perform(hub.closeAll(reason: "server shutting down"))
-        let deadline = Date().addingTimeInterval(configuration.shutdownGracePeriod)
+        let deadline = Date().addingTimeInterval(settings.shutdownGracePeriod)
         while !hub.sessions.isEmpty, Date() < deadline {
             let serviced = lws_service(context, 0)
             finishRound()
@@ -135,26 +117,14 @@ extension LiveActivityServer {
         for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
         liveSessionPointers.removeAll()
         self.http = nil
-        storeWriter.stop()
-        // Reads still running hand their results to an inbox nobody drains any more; they must be done
-        // before the server may go.
-        storeReader.drain()
         withExtendedLifetime(resources) {}
-        logger.info("stopped")
-        finished.signal()
+        application.serviceDidStop()
     }
 
     /// After each `lws_service`: what the round accepted goes to the store as one group, and what it
     /// broadcast is written to every client (``writeBroadcast()``).
     private func finishRound() {
-        releaseHeldSubmissions()
+        application.releaseHeldSubmissions()
         writeBroadcast()
-    }
-
-    /// Reports how startup went to ``start()`` (which waits on `started`).
-    private func finishStartup(_ result: Result<Int, ServerError>) {
-        startupResult.withLock { $0 = result }
-        started.signal()
-        if case .failure = result { finished.signal() }
     }
 }

@@ -23,7 +23,7 @@ final class LWSContextResources {
     let protocols: UnsafeMutablePointer<lws_protocols>
     /// permessage-deflate, for `info.extensions`; nil with `--deflate off` (lws then offers no extension).
     /// lws negotiates it and inflates what clients send; the server's own frames bypass lws's compressor
-    /// (see ``LiveActivityServer/webSocketWritable(_:sessionData:)``).
+    /// (see ``LWSServerAdapter/webSocketWritable(_:sessionData:)``).
     let extensions: UnsafeMutablePointer<lws_extension>?
     /// The mounts, chained: the dynamic ones (our callback) first, then `/` (static files).
     let mount: UnsafeMutablePointer<lws_http_mount>

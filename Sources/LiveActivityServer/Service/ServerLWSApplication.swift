@@ -1,0 +1,111 @@
+import Foundation
+import LiveActivityCore
+import LiveActivityLWS
+
+/// The server as its lws adapter sees it (``LWSApplication``): each call goes to the server's own method.
+/// A type of its own, so that the server's methods stay internal and the adapter's hold on the server is
+/// unowned (the server owns the adapter, which owns this).
+///
+/// Service thread only, as every ``LWSApplication`` call is.
+final class ServerLWSApplication: LWSApplication {
+    /// The server; it outlives its adapter's service loop (the service thread's closure holds it).
+    private unowned(unsafe) let server: LiveActivityServer
+
+    /// A bridge to `server`.
+    init(server: LiveActivityServer) {
+        self.server = server
+    }
+
+    // MARK: Life of the service loop
+
+    func serviceThreadStarted() {
+        server.serviceThread.withLock { $0 = pthread_self() }
+    }
+
+    func makeRouter() -> Router {
+        server.makeRouter()
+    }
+
+    func serviceStarted(port: Int) {
+        let server = self.server
+        server.committer.writer.start()
+        finishStartup(.success(port))
+        server.features.replication.start()
+        server.runInbox()
+        server.logger.info("listening", ["host": server.configuration.host, "port": "\(port)",
+                                         "public": server.configuration.publicDirectory.path])
+        server.timing.timerFired()
+        // Deadlines that passed while the server was down are durable before the first client is served.
+        server.finishStoreWork()
+    }
+
+    func serviceFailedToStart(_ error: LWSStartError) {
+        switch error {
+        case .context:
+            finishStartup(.failure(.context))
+        case .listen:
+            finishStartup(.failure(.listen(host: server.configuration.host, port: server.configuration.port)))
+        }
+    }
+
+    func serviceWillShutDown() {
+        server.features.replication.stop()
+        server.finishStoreWork()
+    }
+
+    func serviceDidStop() {
+        server.committer.writer.stop()
+        // Reads still running hand their results to an inbox nobody drains any more; they must be done
+        // before the server may go.
+        server.committer.reader.drain()
+        server.logger.info("stopped")
+        server.finished.signal()
+    }
+
+    // MARK: Rounds
+
+    func serviceWoken() {
+        server.runInbox()
+    }
+
+    func releaseHeldSubmissions() {
+        server.committer.releaseHeldSubmissions()
+    }
+
+    @inline(__always)
+    func betweenWrites() {
+        // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
+        // and the store's results (the inbox) are not left waiting for its end.
+        server.committer.releaseHeldSubmissionsIfDue()
+        if server.inbox.hasJobs { server.runInbox() }
+    }
+
+    func timerFired() {
+        server.timing.timerFired()
+    }
+
+    // MARK: Sessions
+
+    func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
+        server.sessions.admit(upgrade)
+    }
+
+    func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle, deflate: PermessageDeflate?, offer: String?) -> Session {
+        server.sessions.sessionOpened(upgrade, connection: connection, deflate: deflate, offer: offer)
+    }
+
+    func received(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, isBinary: Bool, session: Session) {
+        server.sessions.received(bytes, isFinal: isFinal, isBinary: isBinary, session: session)
+    }
+
+    func sessionClosed(_ session: Session) {
+        server.sessions.sessionClosed(session)
+    }
+
+    /// Reports how startup went to ``LiveActivityServer/start()`` (which waits on `started`).
+    private func finishStartup(_ result: Result<Int, ServerError>) {
+        server.startupResult.withLock { $0 = result }
+        server.started.signal()
+        if case .failure = result { server.finished.signal() }
+    }
+}
