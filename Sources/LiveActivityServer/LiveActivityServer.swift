@@ -1,6 +1,5 @@
 import Foundation
 import LiveActivityCore
-import LiveActivityImages
 import LiveActivityLWS
 import LiveActivityRendering
 import Synchronization
@@ -14,9 +13,9 @@ import Synchronization
 /// LiveActivityLWS) that calls back through ``ServerLWSApplication``. It holds no feature's state.
 ///
 /// Threading: one service thread runs the lws adapter's loop and owns every lws object, the committer, the
-/// sessions and the features; the store thread (``StoreWriter``) records changes and hands the results back through
-/// the inbox. Other threads only call ``start()``, ``stop()``, ``waitUntilStopped()`` and ``reloadKinds()``,
-/// which hand over through atomics, the inbox and `lws_cancel_service`.
+/// sessions and the features; the store thread (``StoreWriter``) records changes and hands the results back
+/// through the inbox. Other threads only call ``start()``, ``stop()``, ``waitUntilStopped()`` and
+/// ``reloadKinds()``, which hand over through the inbox and the adapter's thread-safe wake-up.
 public final class LiveActivityServer: @unchecked Sendable {
     /// The configuration it was created with.
     public let configuration: ServerConfiguration
