@@ -59,7 +59,7 @@ struct ClusterCatchUpTests {
             case .failure(let error): return finish(.failure(error))
             }
             // Answered once the store has spoken (on the store thread, through the inbox).
-            server.change({ center in
+            server.committer.change(judgedAt: Date(), { center in
                 let outcome = try center.apply(command, now: Date(), newID: { UUID().uuidString })
                 return (outcome, outcome.events)
             }) { outcome in

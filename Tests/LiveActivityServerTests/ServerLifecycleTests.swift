@@ -52,7 +52,7 @@ struct ServerLifecycleTests {
                 for _ in 0..<jobsPerThread {
                     server.perform { server in
                         precondition(server.isOnServiceThread, "job ran off the service thread")
-                        _ = server.hub.sessions.count
+                        _ = server.sessions.hub.sessions.count
                         done.signal()
                     }
                 }

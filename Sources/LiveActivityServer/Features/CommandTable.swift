@@ -39,15 +39,19 @@ struct CommandTable {
         let path: Path
         /// What answers it.
         let handler: Handler
+        /// Whether the handler tells the ``RequestObserver``s itself once the command is answered (a change,
+        /// with its outcome); otherwise the sessions tell them (answer nil) as soon as the handler returns.
+        var reportsItself = false
     }
 
     private var entries: [String: Entry] = [:]
 
     /// Registers the handler of the command named `name` (its wire `type`, as ``ClientMessage/Command/name``
     /// spells it). Each name is registered once: a second registration is a programming error (trap).
-    mutating func register(_ name: String, _ path: Path, _ handler: @escaping Handler) {
+    /// - Parameter reportsItself: the handler tells the request observers itself (see ``Entry/reportsItself``).
+    mutating func register(_ name: String, _ path: Path, reportsItself: Bool = false, _ handler: @escaping Handler) {
         precondition(entries[name] == nil, "command \(name) registered twice")
-        entries[name] = Entry(path: path, handler: handler)
+        entries[name] = Entry(path: path, handler: handler, reportsItself: reportsItself)
     }
 
     /// The entry for `command`, if a feature registered one.

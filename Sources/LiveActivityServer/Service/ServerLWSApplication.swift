@@ -28,13 +28,13 @@ final class ServerLWSApplication: LWSApplication {
 
     func serviceStarted(port: Int) {
         let server = self.server
-        server.storeWriter.start()
-        server.finishStartup(.success(port))
-        server.startReplication()
+        server.committer.writer.start()
+        finishStartup(.success(port))
+        server.features.replication.start()
         server.runInbox()
         server.logger.info("listening", ["host": server.configuration.host, "port": "\(port)",
                                          "public": server.configuration.publicDirectory.path])
-        server.timerFired()
+        server.timing.timerFired()
         // Deadlines that passed while the server was down are durable before the first client is served.
         server.finishStoreWork()
     }
@@ -42,22 +42,22 @@ final class ServerLWSApplication: LWSApplication {
     func serviceFailedToStart(_ error: LWSStartError) {
         switch error {
         case .context:
-            server.finishStartup(.failure(.context))
+            finishStartup(.failure(.context))
         case .listen:
-            server.finishStartup(.failure(.listen(host: server.configuration.host, port: server.configuration.port)))
+            finishStartup(.failure(.listen(host: server.configuration.host, port: server.configuration.port)))
         }
     }
 
     func serviceWillShutDown() {
-        server.stopReplication()
+        server.features.replication.stop()
         server.finishStoreWork()
     }
 
     func serviceDidStop() {
-        server.storeWriter.stop()
+        server.committer.writer.stop()
         // Reads still running hand their results to an inbox nobody drains any more; they must be done
         // before the server may go.
-        server.storeReader.drain()
+        server.committer.reader.drain()
         server.logger.info("stopped")
         server.finished.signal()
     }
@@ -69,25 +69,25 @@ final class ServerLWSApplication: LWSApplication {
     }
 
     func releaseHeldSubmissions() {
-        server.releaseHeldSubmissions()
+        server.committer.releaseHeldSubmissions()
     }
 
     @inline(__always)
     func betweenWrites() {
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
         // and the store's results (the inbox) are not left waiting for its end.
-        server.releaseHeldSubmissionsIfDue()
+        server.committer.releaseHeldSubmissionsIfDue()
         if server.inbox.hasJobs { server.runInbox() }
     }
 
     func timerFired() {
-        server.timerFired()
+        server.timing.timerFired()
     }
 
     // MARK: Sessions
 
     func admit(_ upgrade: UpgradeRequest) -> UpgradeRefusal? {
-        server.admit(upgrade)
+        server.sessions.admit(upgrade)
     }
 
     func publishes(_ upgrade: UpgradeRequest) -> Bool {
@@ -95,23 +95,21 @@ final class ServerLWSApplication: LWSApplication {
     }
 
     func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle, deflate: PermessageDeflate?, offer: String?) -> Session {
-        server.sessionOpened(upgrade, connection: connection, deflate: deflate, offer: offer)
+        server.sessions.sessionOpened(upgrade, connection: connection, deflate: deflate, offer: offer)
     }
 
     func received(_ bytes: UnsafeRawBufferPointer, isFinal: Bool, isBinary: Bool, session: Session) {
-        server.received(bytes, isFinal: isFinal, isBinary: isBinary, session: session)
+        server.sessions.received(bytes, isFinal: isFinal, isBinary: isBinary, session: session)
     }
 
     func sessionClosed(_ session: Session) {
-        server.sessionClosed(session)
+        server.sessions.sessionClosed(session)
     }
-}
 
-extension LiveActivityServer {
-    /// Reports how startup went to ``start()`` (which waits on `started`).
-    func finishStartup(_ result: Result<Int, ServerError>) {
-        startupResult.withLock { $0 = result }
-        started.signal()
-        if case .failure = result { finished.signal() }
+    /// Reports how startup went to ``LiveActivityServer/start()`` (which waits on `started`).
+    private func finishStartup(_ result: Result<Int, ServerError>) {
+        server.startupResult.withLock { $0 = result }
+        server.started.signal()
+        if case .failure = result { server.finished.signal() }
     }
 }
