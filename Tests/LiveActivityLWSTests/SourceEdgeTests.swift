@@ -8,7 +8,9 @@ import Testing
 ///   may mention lws; code may not;
 /// - every other C library is imported from its adapter folders only (``adapterFolders``): OpenSSL from the
 ///   crypto and TLS code, nghttp2 from the HTTP/2 listener, SQLite, hiredis, libcurl, libvips and zlib from the
-///   targets that wrap them.
+///   targets that wrap them;
+/// - `LiveActivityServer` is a composition root: extended nowhere but in its own file, which stays about 300
+///   lines (``compositionRootMostLines``).
 struct SourceEdgeTests {
     /// The targets allowed to use libwebsockets: the server's and the client's adapters, the C memory they
     /// share, the load generator, and the module map itself.
@@ -77,6 +79,24 @@ struct SourceEdgeTests {
             }
         }
         #expect(offences.isEmpty, "C libraries outside their adapters:\n\(offences.joined(separator: "\n"))")
+    }
+
+    /// Most lines `Sources/LiveActivityServer/LiveActivityServer.swift` may have (issue 28: "at most about 300").
+    static let compositionRootMostLines = 310
+
+    @Test func theServerClassIsAnExtensionFreeCompositionRoot() throws {
+        let extensionLine = try NSRegularExpression(pattern: #"^\s*(?:public\s+|package\s+|internal\s+)?extension\s+LiveActivityServer\b"#,
+                                                    options: .anchorsMatchLines)
+        var extended: [String] = []
+        guard let files = FileManager.default.enumerator(atPath: Self.sources.path) else { return }
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
+            if extensionLine.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil { extended.append(file) }
+        }
+        #expect(extended.isEmpty, "extension LiveActivityServer outside the composition root: \(extended)")
+        let root = try String(contentsOf: Self.sources.appendingPathComponent("LiveActivityServer/LiveActivityServer.swift"), encoding: .utf8)
+        let lines = root.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(lines <= Self.compositionRootMostLines, "LiveActivityServer.swift has \(lines) lines")
     }
 
     @Test func theCheckSeesCodeAndNotComments() throws {
