@@ -23,13 +23,16 @@
 # delivery, since the kernel's share of a delivery (most of it) is not in the instruction counts.
 # KEEP=DIR keeps each callgrind output there (LABEL-ROUND-M.out) for callgrind_annotate.
 # Environment: N (1000), M_SMALL (50), M_LARGE (250), RATE (50), REPS (2), FRAME_BYTES, PEER_PORT (18003),
-# SYSCALLS (0), KEEP, plus lib.sh's PEERS_DIR and SHARED_BENCH. Needs valgrind (apt-get install valgrind),
+# SYSCALLS (0), KEEP, QUIET (30s), DRAIN (180s), plus lib.sh's PEERS_DIR and SHARED_BENCH. Needs valgrind (apt-get install valgrind),
 # the peers' wsfan and lws-bcast (setup_peers), g++ and zlib1g-dev for uws, perf for SYSCALLS=1.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 N=${N:-1000} M_SMALL=${M_SMALL:-50} M_LARGE=${M_LARGE:-250} RATE=${RATE:-50} REPS=${REPS:-2}
 SYSCALLS=${SYSCALLS:-0} KEEP=${KEEP:-} FRAME_BYTES=${FRAME_BYTES:-}
+# wsfan waits this long for deliveries after publishing (a server under Valgrind on a loaded machine can
+# stall for seconds; wsfan's own defaults, 3 s of quiet and 30 s in all, then count updates as lost).
+QUIET=${QUIET:-30s} DRAIN=${DRAIN:-180s}
 [ $# -ge 1 ] || { echo "usage: instructions.sh BIN_DIR|uws|lws-c..." >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "instructions.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 setup_peers || exit 1
@@ -98,7 +101,7 @@ run_one() {
 		sleep 0.5
 	fi
 	lost=$("$PEERS_DIR/bin/wsfan" -name ir -test rate -url "$url" -n "$N" -m "$m" -rate "$RATE" "${args[@]}" \
-		-extract keys:seq,ts 2>/dev/null | tail -n 1 |
+		-quiet-timeout "$QUIET" -drain-timeout "$DRAIN" -extract keys:seq,ts 2>/dev/null | tail -n 1 |
 		python3 -c 'import json, sys; r = json.loads(sys.stdin.read()); print(r["lost"] + r["n"] - r["connected"])')
 	if [ -n "$perf_pid" ]; then kill -INT "$perf_pid"; wait "$perf_pid"; fi
 	kill -TERM "$pid"; wait "$pid"

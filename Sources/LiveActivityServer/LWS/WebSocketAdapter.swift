@@ -199,15 +199,16 @@ extension LiveActivityServer {
     /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the
     ///   connection must close.
     private func writeGathered(from first: Frame, to wsi: OpaquePointer, _ session: Session) -> Bool? {
+        // The hub once per batch, not once per frame (`hub` is ServiceBound's accessor: a retain and a
+        // release each time), and each frame a constant of one iteration (no reassigned `var`).
+        let hub = self.hub
         let batch = outgoingBatch
         batch.reset()
-        var frame = first
+        withWire(of: first, for: session) { batch.append($0) }
         var more = true  // called only when more than `first` waits
-        while true {
-            withWire(of: frame, for: session) { batch.append($0) }
-            guard more, batch.hasRoom else { break }
+        while more, batch.hasRoom {
             guard case .frame(let next, let nextMore) = hub.nextWrite(for: session) else { break }
-            frame = next
+            withWire(of: next, for: session) { batch.append($0) }
             more = nextMore
         }
         let bytes = batch.bytes
