@@ -207,6 +207,19 @@ extension LiveActivityServer {
         withWire(of: first, for: session) { batch.append($0) }
         var more = true  // called only when more than `first` waits
         while more, batch.hasRoom {
+            // Broadcast frames with nothing of the session's own among them: straight from the ring.
+            let run = hub.plainBroadcastRun(for: session)
+            if !run.isEmpty {
+                let ring = hub.ring
+                var position = run.lowerBound
+                while position < run.upperBound, batch.hasRoom {
+                    withWire(of: ring.frame(at: position), for: session) { batch.append($0) }
+                    position += 1
+                }
+                session.cursor = position
+                more = hub.hasPending(session)
+                continue
+            }
             guard case .frame(let next, let nextMore) = hub.nextWrite(for: session) else { break }
             withWire(of: next, for: session) { batch.append($0) }
             more = nextMore
