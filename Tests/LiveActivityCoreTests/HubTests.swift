@@ -40,6 +40,34 @@ struct HubTests {
         #expect(hub.nextWrite(for: b).isIdle)
     }
 
+    /// The run a batching writer takes straight from the ring is what `nextWrite` would return, and only when
+    /// nothing of the session's own (reply, tick, scope) is among it.
+    @Test func aPlainBroadcastRunIsExactlyWhatNextWriteWouldReturn() {
+        let hub = Hub(maximumQueuedBytes: 1 << 20)
+        let a = session(1), b = session(2), scoped = session(3, scope: "x")
+        for s in [a, b, scoped] { hub.add(s); hub.watch(s) }
+        #expect(hub.plainBroadcastRun(for: a).isEmpty)
+        for text in ["e1", "e2", "e3"] { _ = hub.broadcast(frame(text), activityId: "x") }
+        let run = hub.plainBroadcastRun(for: a)
+        #expect(run.map { String(decoding: hub.ring.frame(at: $0).bytes, as: UTF8.self) } == drain(hub, b))
+        #expect(hub.plainBroadcastRun(for: b).isEmpty)
+        #expect(hub.plainBroadcastRun(for: scoped).isEmpty)
+        // A reply or a tick among the frames: no run; nextWrite keeps them in order.
+        _ = hub.send(frame("r"), to: b)
+        _ = hub.broadcast(frame("e4"), activityId: "x")
+        #expect(hub.plainBroadcastRun(for: b).isEmpty)
+        #expect(drain(hub, b) == ["r", "e4"])
+        _ = hub.tick(frame("t"), scoped: { _ in nil })
+        #expect(hub.plainBroadcastRun(for: a).isEmpty)
+        // Closing with what is queued kept: the run stops at the close's limit.
+        let c = session(4)
+        hub.add(c); hub.watch(c)
+        _ = hub.broadcast(frame("e5"), activityId: "x")
+        _ = hub.close(c, .goingAway, "bye", keepingQueued: true)
+        _ = hub.broadcast(frame("e6"), activityId: "x")
+        #expect(hub.plainBroadcastRun(for: c).count == 1)
+    }
+
     @Test func sessionsAreWalkedInTheOrderTheyConnectedAndARemovedOnesPlaceIsTakenByTheLast() {
         let hub = Hub(maximumQueuedBytes: 1 << 20)
         let all = (1...5).map { session(UInt64($0)) }

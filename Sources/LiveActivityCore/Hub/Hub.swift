@@ -318,6 +318,18 @@ package final class Hub {
         return .idle
     }
 
+    /// The broadcast positions `session` gets next with nothing of its own among them: no reply and no tick
+    /// pending, no scope to filter by. ``nextWrite(for:)`` would return exactly these frames, in this order, so
+    /// a writer may take them from ``ring`` directly and then set ``Session/cursor`` past the last it took
+    /// (no per-frame call, no frame retained). Empty when anything else is pending.
+    @inlinable @inline(__always)
+    package func plainBroadcastRun(for session: Session) -> Range<UInt64> {
+        guard session.pendingReplies == 0, session.pendingTick == nil, session.scope == nil,
+              let cursor = session.cursor else { return 0..<0 }
+        let end = min(ring.head, session.cursorLimit)
+        return cursor < end ? cursor..<end : 0..<0
+    }
+
     /// Whether anything is left to write to `session` (a close frame counts).
     @inlinable @inline(__always)
     package func hasPending(_ session: Session) -> Bool {

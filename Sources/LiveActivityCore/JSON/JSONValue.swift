@@ -79,8 +79,19 @@ extension JSONValue {
 
     /// One pass over the text, outside strings: the first nesting past `depthLimit` or trailing comma, or nil.
     static func structuralProblem(in bytes: some Collection<UInt8>, depthLimit: Int) -> StructuralProblem? {
+        // Over contiguous bytes, not the generic collection: callers in other modules reach this function
+        // unspecialized, where each generic `next()` cost about 1,500 instructions (metadata look-ups), some
+        // 440,000 per client message (BENCHMARKS.md, issue 30).
+        if let problem = bytes.withContiguousStorageIfAvailable({ structuralProblem(inBuffer: $0, depthLimit: depthLimit) }) {
+            return problem
+        }
+        return Array(bytes).withUnsafeBufferPointer { structuralProblem(inBuffer: $0, depthLimit: depthLimit) }
+    }
+
+    private static func structuralProblem(inBuffer bytes: UnsafeBufferPointer<UInt8>, depthLimit: Int) -> StructuralProblem? {
         var depth = 0, inString = false, escaped = false, afterComma = false
-        for (offset, byte) in bytes.enumerated() {
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
             if inString {
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
                 continue

@@ -214,15 +214,29 @@ extension LWSServerAdapter {
     /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the
     ///   connection must close.
     private func writeGathered(from first: Frame, to wsi: OpaquePointer, _ session: Session) -> Bool? {
+        // The hub read once per batch, and each frame a constant of one iteration (no reassigned `var`, which
+        // cost a retain and a release per frame).
+        let hub = self.hub
         let batch = outgoingBatch
         batch.reset()
-        var frame = first
+        withWire(of: first, for: session) { batch.append($0) }
         var more = true  // called only when more than `first` waits
-        while true {
-            withWire(of: frame, for: session) { batch.append($0) }
-            guard more, batch.hasRoom else { break }
+        while more, batch.hasRoom {
+            // Broadcast frames with nothing of the session's own among them: straight from the ring.
+            let run = hub.plainBroadcastRun(for: session)
+            if !run.isEmpty {
+                let ring = hub.ring
+                var position = run.lowerBound
+                while position < run.upperBound, batch.hasRoom {
+                    withWire(of: ring.frame(at: position), for: session) { batch.append($0) }
+                    position += 1
+                }
+                session.cursor = position
+                more = hub.hasPending(session)
+                continue
+            }
             guard case .frame(let next, let nextMore) = hub.nextWrite(for: session) else { break }
-            frame = next
+            withWire(of: next, for: session) { batch.append($0) }
             more = nextMore
         }
         let bytes = batch.bytes
