@@ -44,21 +44,37 @@ public final class LiveActivityServer: @unchecked Sendable {
         serviceThread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
-    // MARK: The kernel (service thread)
+    // MARK: The kernel and the features (service thread)
 
-    /// Judges, records and publishes changes; owns the store's writer and reader.
-    let committer: ChangeCommitter
-    /// The WebSocket connections, their hub and the broadcast.
-    let sessions: WebSocketSessions
-    /// The timer's policy, performed: deadlines, ticks, heartbeats, share expiry.
-    let timing: TimingDriver
+    /// Everything the service thread owns, reached through one checked value (``state``).
+    struct ServiceState {
+        /// Judges, records and publishes changes; owns the store's writer and reader.
+        let committer: ChangeCommitter
+        /// The WebSocket connections, their hub and the broadcast.
+        let sessions: WebSocketSessions
+        /// The timer's policy, performed: deadlines, ticks, heartbeats, share expiry.
+        let timing: TimingDriver
+        /// The features (Features/ServerFeatures.swift).
+        let features: ServerFeatures
+        /// The route tables and the WebSocket command table the features filled (``makeRouter()``, when the
+        /// service loop starts).
+        var tables = FeatureTables()
+    }
+    /// The service thread's state, as one value: in debug builds (every test runs one) any access from
+    /// another thread traps (``ServiceBound``); before the service thread starts, `init` may wire it.
+    private let state: ServiceBound<ServiceState>
+    /// Judges, records and publishes changes. Service thread only (checked).
+    var committer: ChangeCommitter { state.value.committer }
+    /// The WebSocket connections and their hub. Service thread only (checked).
+    var sessions: WebSocketSessions { state.value.sessions }
+    /// The timing. Service thread only (checked).
+    var timing: TimingDriver { state.value.timing }
+    /// The features. Service thread only (checked).
+    var features: ServerFeatures { state.value.features }
+    /// The tables the features filled. Service thread only (checked).
+    var tables: FeatureTables { state.value.tables }
     /// Counters for `GET /metrics`.
     let metrics = ServerMetrics()
-    /// The features (Features/ServerFeatures.swift); built at the end of `init`.
-    private(set) var features: ServerFeatures!
-    /// The route tables and the WebSocket command table the features filled (``makeRouter()``, when the
-    /// service loop starts). Service thread only.
-    private(set) var tables = FeatureTables()
     /// The activity kinds and their folders, as the renderings feature holds them.
     var kindCatalog: KindCatalog { features.renderings.catalog }
 
@@ -112,19 +128,22 @@ public final class LiveActivityServer: @unchecked Sendable {
                                    kinds: catalog.registry)
         // Tokens of activities dismissed before the restart stay 410 Unregistered (as far as the log reaches).
         start.rememberDismissed((try? store.dismissedActivities(limit: RetiredPushTokens.capacity)) ?? [])
-        committer = ChangeCommitter(store: store, start: ChangePipeline(start), onServiceThread: onServiceThread,
-                                    metrics: metrics, logger: logger, clock: clock)
+        let committer = ChangeCommitter(store: store, start: ChangePipeline(start), onServiceThread: onServiceThread,
+                                        metrics: metrics, logger: logger, clock: clock)
         let hub = Hub(maximumQueuedBytes: configuration.maximumQueuedBytes)
-        sessions = WebSocketSessions(configuration: configuration, hub: hub, committer: committer, onServiceThread: onServiceThread,
-                                     metrics: metrics, logger: logger, clock: clock, logID: logID)
+        let sessions = WebSocketSessions(configuration: configuration, hub: hub, committer: committer, onServiceThread: onServiceThread,
+                                         metrics: metrics, logger: logger, clock: clock, logID: logID)
         adapter = LWSServerAdapter(settings: Self.lwsSettings(configuration), hub: hub, metrics: metrics, logger: logger)
-        timing = TimingDriver(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds), committer: committer,
-                              sessions: sessions, clock: clock)
-        features = ServerFeatures(ServerFeatures.Start(
+        let timing = TimingDriver(heartbeatInterval: TimeInterval(configuration.heartbeatSeconds), committer: committer,
+                                  sessions: sessions, clock: clock)
+        let inbox = self.inbox, wake = adapter.waker
+        let features = ServerFeatures(ServerFeatures.Start(
             configuration: configuration, shares: shares, channels: channels, activities: activities, catalog: catalog,
             templates: RenderingsFeature.parseTemplates(catalog, logger: logger), authority: authority,
             pushToStartToken: pushToStartToken, metrics: metrics, logger: logger, clock: clock,
-            hop: { [unowned self] job in perform { _ in job() } }), committer: committer, sessions: sessions)
+            hop: { job in if inbox.post({ _ in job() }) { wake() } }), committer: committer, sessions: sessions)
+        state = ServiceBound(ServiceState(committer: committer, sessions: sessions, timing: timing, features: features),
+                             owner: onServiceThread)
         wire()
         adapter.attach(ServerLWSApplication(server: self))
     }
@@ -154,7 +173,7 @@ public final class LiveActivityServer: @unchecked Sendable {
         var tables = FeatureTables()
         sessions.register(in: &tables)
         for feature in features.all { feature.register(in: &tables) }
-        self.tables = tables
+        state.value.tables = tables
         sessions.commands = tables.commands
         return tables.routes
     }

@@ -131,8 +131,16 @@ package final class LWSServerAdapter {
     /// to drain its inbox (``LWSApplication/serviceWoken()``) and checks for a stop request. Does nothing
     /// before start and after stop. Thread-safe.
     package func wake() {
-        liveContext.withLock { context in
-            if let context { lws_cancel_service(context.pointer) }
+        waker()
+    }
+
+    /// ``wake()`` as a value other threads may keep (it holds the live context's lock, not the adapter).
+    package var waker: @Sendable () -> Void {
+        let liveContext = self.liveContext
+        return {
+            liveContext.withLock { context in
+                if let context { lws_cancel_service(context.pointer) }
+            }
         }
     }
 
