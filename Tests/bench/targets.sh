@@ -19,8 +19,8 @@
 #         peak RSS: VmHWM of /proc/PID/status read after the run (wsfan runs with -reset-hwm=false, so it is
 #         the process's peak since start-up)
 # Printed at the end (and written to results/targets.md): medians (min–max) per server, the ours ÷ peer
-# ratios of each round's pair (median and range), and a loss check: every run must have every client
-# connected and every message delivered once, in order, or the script exits 1.
+# ratios of each round's pair (median and range), and a loss check: every run must have every
+# client connected, every message delivered once, in order, and the server's VmHWM read, or the script exits 1.
 #
 # Environment: REPS (5), SHORT=1 (RATE_N=1000, RATE_M=20, FAST_SECONDS=1), FAST_N (1000), FAST_WINDOW (32),
 # FAST_SECONDS (3), RATE_N (10000), RATE (10), RATE_M (50), SERVERS (the three names above, in run order;
@@ -70,20 +70,13 @@ LOGF=$RESULTS/targets.log
 : >"$OUT"
 : >"$LOGF"
 
-# peak_kib PID: the process's VmHWM in KiB (its peak resident set since start-up), or -1.
-peak_kib() { awk '/^VmHWM:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$1/status" 2>/dev/null || echo -1; }
-
-# run_wsfan SERVER CASE ROUND PID URL FRAME wsfan-args...: one wsfan run against the running server PID,
-# then one JSON line in $OUT: wsfan's report plus server, case, round, frame_bytes and peak_rss_kb.
+# run_wsfan SERVER CASE ROUND PID URL FRAME wsfan-args...: one wsfan run (lib.sh's wsfan_run) against the
+# running server PID, then one JSON line in $OUT: wsfan's report plus server, case, round, frame_bytes and
+# peak_rss_kb.
 run_wsfan() {
 	local server=$1 case=$2 round=$3 pid=$4 url=$5 frame=$6; shift 6
-	local load=() line peak
-	case $case in
-	fast) load=(-n "$FAST_N" -m 100000 -rate 0 -window "$FAST_WINDOW" -duration "${FAST_SECONDS}s") ;;
-	rate) load=(-n "$RATE_N" -m "$RATE_M" -rate "$RATE") ;;
-	esac
-	line=$(timeout -k 5 240 "${PIN_GEN[@]}" "$PEERS_DIR/bin/wsfan" -name "$server" -test "$case" -url "$url" \
-		-server-pid "$pid" -reset-hwm=false -tag "round $round" "${load[@]}" "$@" 2>>"$LOGF" | tail -n 1)
+	local line peak
+	line=$(wsfan_run "$server" "$case" "$round" "$pid" "$url" "$@")
 	peak=$(peak_kib "$pid")
 	if [ -z "$line" ]; then
 		log "  $server $case: wsfan gave no result (see $LOGF)"
@@ -142,20 +135,16 @@ run_server() {
 	sleep 0.5
 }
 
-T0=$(date +%s)
-LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
-log "load before the run: $(uptime)"
-for round in $(seq 1 "$REPS"); do
-	for case in $CASES; do
-		log "round $round/$REPS, $case"
-		for server in $SERVERS; do run_server "$server" "$case" "$round"; done
-	done
-done
-LOAD_AFTER=$(uptime | sed 's/.*load average: //')
-log "load after the run: $(uptime); $(( $(date +%s) - T0 )) s"
+# round_step CASE ROUND: that case on every server of $SERVERS in turn.
+round_step() {
+	local server
+	for server in $SERVERS; do run_server "$server" "$1" "$2"; done
+}
+run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" \
-	"$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$(( $(date +%s) - T0 ))" "$TICKS" >"$RESULTS/targets.md" <<'PY'
+python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" \
+	"$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
+	>"$RESULTS/targets.md" <<'PY'
 import json, statistics, sys
 out, reps, servers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 fast_n, window, seconds, rate_n, rate, rate_m = sys.argv[4:10]

@@ -35,8 +35,8 @@
 #            with them minus its VmRSS before the first connected, ÷ N
 # Printed at the end (and written to results/uws-targets.md, one JSON line per run in results/uws-targets.jsonl):
 # medians (min–max) per server and case, the ratios of each round's pairs (ours ÷ uws, ours ÷ lws-c,
-# ours-durable ÷ ours-memory) as median (min–max), and a loss check (every client connected, every message
-# delivered once and in order in every run with messages; else exit 1).
+# ours-durable ÷ ours-memory) as median (min–max), and a loss check (every client connected,
+# every message delivered once and in order in every run with messages; else exit 1).
 #
 # Environment: REPS (3), SHORT=1 (FAST_SECONDS=1, FIXED_M=80, RATE_N=1000, RATE_M=20, IDLE_N=1000),
 # FAST_N (1000), FAST_WINDOW (32), FAST_SECONDS (3), FIXED_N (1000), FIXED_RATE (80), FIXED_M (400),
@@ -95,60 +95,21 @@ fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/liveactivity-uws-targets.XXXXXX")
 PAD_FILE=$WORK/pad
+# The peer this script started (uws-bcast, lws-bcast or flood; start_listener), stopped with stop_pid OTHER_PID.
 OTHER_PID=""
-# stop_other: TERM, then KILL after 5 s, the peer this script started (by its PID).
-stop_other() {
-	[ -n "$OTHER_PID" ] || return 0
-	kill -TERM "$OTHER_PID" 2>/dev/null
-	local i
-	for i in $(seq 1 50); do kill -0 "$OTHER_PID" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$OTHER_PID" 2>/dev/null && kill -KILL "$OTHER_PID" 2>/dev/null
-	wait "$OTHER_PID" 2>/dev/null
-	OTHER_PID=""
-}
-trap 'stop_server; stop_other; rm -rf "$WORK"' EXIT
-trap 'stop_server; stop_other; rm -rf "$WORK"; exit 130' INT TERM
+trap 'stop_server; stop_pid OTHER_PID; rm -rf "$WORK"' EXIT
+trap 'stop_server; stop_pid OTHER_PID; rm -rf "$WORK"; exit 130' INT TERM
 LOGF=$RESULTS/uws-targets.log
 [ -s "$OUT" ] && mv -f "$OUT" "$OUT.prev"
 : >"$OUT"
 : >"$LOGF"
 
-peak_kib() { awk '/^VmHWM:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$1/status" 2>/dev/null || echo -1; }
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# start_other PORT COMMAND...: a fresh peer pinned to $SERVER_CPU, once PORT is free; sets OTHER_PID once it
-# accepts (up to 5 s).
-start_other() {
-	local port=$1 i; shift
-	for i in $(seq 1 100); do port_busy "$port" || break; sleep 0.1; done
-	if port_busy "$port"; then log "port $port is in use by something this script did not start"; return 1; fi
-	"${PIN_SRV[@]}" "$@" >>"$LOGF" 2>&1 &
-	OTHER_PID=$!
-	for i in $(seq 1 100); do
-		port_busy "$port" && return 0
-		kill -0 "$OTHER_PID" 2>/dev/null || { OTHER_PID=""; log "$1 exited at start-up"; return 1; }
-		sleep 0.05
-	done
-	log "$1 did not listen within 5 s"; stop_other; return 1
-}
-
-# wsfan_load CASE: the load arguments of a case.
-wsfan_load() {
-	case $1 in
-	fast) echo "-n $FAST_N -m 100000 -rate 0 -window $FAST_WINDOW -duration ${FAST_SECONDS}s" ;;
-	fixed | fixed-z) echo "-n $FIXED_N -m $FIXED_M -rate $FIXED_RATE" ;;
-	rate) echo "-n $RATE_N -m $RATE_M -rate $RATE" ;;
-	idle) echo "-n $IDLE_N -m 0 -idle-hold 2s" ;;
-	esac
-}
-
-# run_wsfan SERVER CASE ROUND PID URL wsfan-args...: one wsfan run against PID; one JSON line in $OUT.
+# run_wsfan SERVER CASE ROUND PID URL wsfan-args...: one wsfan run (lib.sh's wsfan_run) against PID; one JSON
+# line in $OUT.
 run_wsfan() {
 	local server=$1 case=$2 round=$3 pid=$4 url=$5; shift 5
 	local line peak
-	# shellcheck disable=SC2046
-	line=$(timeout -k 5 240 "${PIN_GEN[@]}" "$PEERS_DIR/bin/wsfan" -name "$server" -test "$case" -url "$url" \
-		-server-pid "$pid" -reset-hwm=false -tag "round $round" $(wsfan_load "$case") "$@" 2>>"$LOGF" | tail -n 1)
+	line=$(wsfan_run "$server" "$case" "$round" "$pid" "$url" "$@")
 	peak=$(peak_kib "$pid")
 	[ -n "$line" ] || { log "  $server $case: wsfan gave no result (see $LOGF)"; line='{"missing": true}'; }
 	python3 - "$line" "$server" "$case" "$round" "$FRAME_BYTES" "$peak" "$TICKS" >>"$OUT" <<'PY'
@@ -183,11 +144,9 @@ run_server() {
 	ours-memory | ours-durable | base-memory)
 		if [ "$server" = ours-durable ]; then SRV_STORE=(--data-dir "$WORK/data-$round-$case" --durability full)
 		else SRV_STORE=(--memory); fi
-		local saved=$BIN; BIN=$OURS_BIN
-		[ "$server" = base-memory ] && BIN=$BASELINE_BIN
-		start_server; local started=$?
-		BIN=$saved
-		[ $started = 0 ] || { log "  $server did not start"; return 0; }
+		local dir=$OURS_BIN
+		[ "$server" = base-memory ] && dir=$BASELINE_BIN
+		start_server_in "$dir" || { log "  $server did not start"; return 0; }
 		local activity bytes frozen
 		read -r activity bytes frozen < <(TICKS=$TICKS python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
 		if [ -z "${activity:-}" ]; then log "  $server: could not seed an activity"; stop_server; return 0; fi
@@ -206,39 +165,34 @@ run_server() {
 		local port
 		case $server in
 		uws) port=$UWS_PORT; [ -n "${z[*]}" ] && zf=(-z) || zf=()
-			start_other "$port" "$PEERS_DIR/bin/uws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
+			start_listener OTHER_PID "$port" "$LOGF" "$PEERS_DIR/bin/uws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
 		lws-c) port=$PEER_PORT; [ -n "${z[*]}" ] && zf=(-z) || zf=()
-			start_other "$port" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
+			start_listener OTHER_PID "$port" "$LOGF" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 "${zf[@]}" || return 0 ;;
 		lws-c-uv | lws-c-ev) port=$PEER_PORT; [ -n "${z[*]}" ] && zf=(-z) || zf=()
-			start_other "$port" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 -e "${server#lws-c-}" "${zf[@]}" || return 0 ;;
+			start_listener OTHER_PID "$port" "$LOGF" "$PEERS_DIR/bin/lws-bcast" -p "$port" -i 127.0.0.1 -e "${server#lws-c-}" "${zf[@]}" || return 0 ;;
 		flood) port=$FLOOD_PORT
-			start_other "$port" "$PEERS_DIR/bin/flood" -addr "127.0.0.1:$port" || return 0 ;;
+			start_listener OTHER_PID "$port" "$LOGF" "$PEERS_DIR/bin/flood" -addr "127.0.0.1:$port" || return 0 ;;
 		esac
 		# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes; ,"pad":"" adds 9.
 		run_wsfan "$server" "$case" "$round" "$OTHER_PID" "ws://127.0.0.1:$port/" -pad $((FRAME_BYTES - 60)) \
 			-pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}' "${pad_from[@]}" "${z[@]}"
-		stop_other
+		stop_pid OTHER_PID
 		;;
 	*) echo "uws-targets: unknown server $server" >&2; exit 1 ;;
 	esac
 	sleep 0.5
 }
 
-T0=$(date +%s)
-LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
-log "load before the run: $(uptime)"
-for round in $(seq 1 "$REPS"); do
-	for case in $CASES; do
-		log "round $round/$REPS, $case"
-		for server in $SERVERS; do run_server "$server" "$case" "$round"; done
-		[ "$case" = fast ] && [ "$FLOOD" = 1 ] && run_server flood fast "$round"
-	done
-done
-LOAD_AFTER=$(uptime | sed 's/.*load average: //')
-ELAPSED=$(( $(date +%s) - T0 ))
-log "load after the run: $(uptime); $ELAPSED s"
+# round_step CASE ROUND: that case on every server of $SERVERS in turn, then (fast case) on flood.
+round_step() {
+	local server
+	for server in $SERVERS; do run_server "$server" "$1" "$2"; done
+	[ "$1" = fast ] && [ "$FLOOD" = 1 ] && run_server flood fast "$2"
+}
+run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$SERVERS" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
+python3 - "$OUT" "$REPS" "$SERVERS" "$CASES" \
+	"$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
 	"$FAST_N $FAST_WINDOW $FAST_SECONDS $FIXED_N $FIXED_RATE $FIXED_M $RATE_N $RATE $RATE_M $IDLE_N" \
 	>"$RESULTS/uws-targets.md" <<'PY'
 import json, statistics, sys
