@@ -35,7 +35,7 @@
 #
 # Printed at the end (and written to results/deflate.md, one JSON line per run in results/deflate.jsonl):
 # medians (min–max) per server and case, the ratios of each round's pair (ours-deflate ÷ ours-plain,
-# ours-deflate ÷ lws-c-z), and a loss check (every client connected, every message delivered once,
+# ours-deflate ÷ lws-c-z), and a loss check (losscheck.py: every client connected, every message delivered once,
 # in order, in every wsfan run, and liveactivity-bench's runs ok without loss; else exit 1).
 #
 # Environment: REPS (5), SHORT=1 (FAST_SECONDS=1, RATE_N=1000, RATE_M=20), FAST_N (1000), FAST_WINDOW (32),
@@ -223,24 +223,20 @@ round_step() {
 }
 run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" \
+PYTHONPATH="$ROOT/Tests/bench${PYTHONPATH:+:$PYTHONPATH}" python3 - "$OUT" "$REPS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" \
 	"$IDLE_N" "$RATE_N" "$RATE" "$RATE_M" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" >"$RESULTS/deflate.md" <<'PY'
 import json, statistics, sys
+import losscheck, tables
+from tables import num, one, spread
 out, reps = sys.argv[1], int(sys.argv[2])
 fast_n, window, seconds, idle_n, rate_n, rate, rate_m = sys.argv[3:10]
 cases, load_before, load_after, elapsed = sys.argv[10].split(), sys.argv[11], sys.argv[12], sys.argv[13]
-rows = [json.loads(l) for l in open(out) if l.strip()]
+rows = tables.load(out)
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s; {reps} round(s). "
       "A server CPU % well under 100 in the fast case means the machine was shared: compare within a round.\n")
 
 def runs(server, case):
-    return {r["round"]: r for r in rows if r.get("server") == server and r.get("case") == case and not r.get("missing")}
-
-def spread(values, fmt):
-    values = [v for v in values if v is not None]
-    if not values:
-        return "–"
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+    return tables.runs(rows, server, case)
 
 def ratio(case, key, a, b):
     mine, other = runs(a, case), runs(b, case)
@@ -249,8 +245,6 @@ def ratio(case, key, a, b):
         return "–"
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} rounds)"
 
-num = lambda v: f"{v:,.0f}"
-one = lambda v: f"{v:,.1f}"
 present = sorted({r["server"] for r in rows if r.get("case") in ("fast", "rate")},
                  key=lambda s: ["ours-plain", "ours-deflate", "base-deflate", "lws-c-z"].index(s) if s in
                  ["ours-plain", "ours-deflate", "base-deflate", "lws-c-z"] else 9)
@@ -344,16 +338,8 @@ for r in rows:
     if r["case"] == "lws":
         if not r.get("ok") or r["lost"] or r.get("dups"): problems.append(f"{where}: {r.get('failure')}, lost {r['lost']}")
         continue
-    if r["connected"] != r["n"]: problems.append(f"{where}: {r['connected']} of {r['n']} connected")
-    if r["lost"] or r["delivered"] != r["expected"]: problems.append(f"{where}: lost {r['lost']} of {r['expected']}")
-    if r["dups"] or r["out_of_order"]: problems.append(f"{where}: {r['dups']} duplicates, {r['out_of_order']} out of order")
-if problems:
-    print("**Loss check FAILED**:\n" + "\n".join(f"- {p}" for p in problems))
-else:
-    total = sum(r.get("delivered", 0) for r in rows)
-    print(f"**Loss check passed**: {len(rows)} runs, every client connected, {total:,} deliveries, 0 lost, "
-          "0 duplicates, 0 out of order.")
-sys.exit(1 if problems else 0)
+    problems += losscheck.check_run(r, where, probe=False)
+sys.exit(losscheck.report(rows, problems))
 PY
 STATUS=$?
 cat "$RESULTS/deflate.md"

@@ -4,6 +4,8 @@
 # stop_peer, bench, the helpers they share (stop_pid, port_busy, start_listener) and those of the wsfan-driven
 # scripts (peak_kib, wsfan_run, run_rounds), and sets ROOT, BIN, PIN_SRV, PIN_GEN, SRV_STORE, PEERS_DIR.
 # Every server is started by this script and stopped by the PID it was started with (stop_pid).
+# The Python those scripts' summaries share is beside it: tables.py (their JSON lines, median (min–max)
+# cells) and losscheck.py (the loss check), imported with Tests/bench on PYTHONPATH.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then

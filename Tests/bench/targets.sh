@@ -19,7 +19,7 @@
 #         peak RSS: VmHWM of /proc/PID/status read after the run (wsfan runs with -reset-hwm=false, so it is
 #         the process's peak since start-up)
 # Printed at the end (and written to results/targets.md): medians (min–max) per server, the ours ÷ peer
-# ratios of each round's pair (median and range), and a loss check: every run must have every
+# ratios of each round's pair (median and range), and a loss check (losscheck.py): every run must have every
 # client connected, every message delivered once, in order, and the server's VmHWM read, or the script exits 1.
 #
 # Environment: REPS (5), SHORT=1 (RATE_N=1000, RATE_M=20, FAST_SECONDS=1), FAST_N (1000), FAST_WINDOW (32),
@@ -142,15 +142,17 @@ round_step() {
 }
 run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" \
+PYTHONPATH="$ROOT/Tests/bench${PYTHONPATH:+:$PYTHONPATH}" python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" \
 	"$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
 	>"$RESULTS/targets.md" <<'PY'
-import json, statistics, sys
+import statistics, sys
+import losscheck, tables
+from tables import num, one, spread
 out, reps, servers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 fast_n, window, seconds, rate_n, rate, rate_m = sys.argv[4:10]
 cases, load_before, load_after, elapsed = sys.argv[10].split(), sys.argv[11], sys.argv[12], sys.argv[13]
 ticks = sys.argv[14]
-rows = [json.loads(l) for l in open(out) if l.strip()]
+rows = tables.load(out)
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s. "
       "A server CPU % well under 100 in the fast case means the machine was shared: compare within a round.\n")
 print("Ticks " + ("on: our activity's countdown runs, so our server also writes a tick to every client each second "
@@ -159,12 +161,7 @@ print("Ticks " + ("on: our activity's countdown runs, so our server also writes 
 PEER = "lws-c-padded"
 
 def runs(server, case):
-    return {r["round"]: r for r in rows if r.get("server") == server and r.get("case") == case and not r.get("missing")}
-
-def spread(values, fmt):
-    if not values:
-        return "–"
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+    return tables.runs(rows, server, case)
 
 def ratios(case, key, ours):
     """ours ÷ peer of each round where both ran: median (min–max), and the ratio of the medians."""
@@ -174,9 +171,6 @@ def ratios(case, key, ours):
         return "–"
     of_medians = statistics.median(r[key] for r in mine.values()) / statistics.median(r[key] for r in peer.values())
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} pairs; ratio of medians {of_medians:.2f}×)"
-
-num = lambda v: f"{v:,.0f}"
-one = lambda v: f"{v:,.1f}"
 
 
 def fast_section():
@@ -223,27 +217,8 @@ if "fast" in cases:
 if "rate" in cases:
     rate_section()
 
-problems = []
-for s in servers:
-    for case in cases:
-        got = runs(s, case)
-        for k in range(1, reps + 1):
-            r = got.get(k)
-            where = f"{s} {case} round {k}"
-            if r is None:
-                problems.append(f"{where}: no result"); continue
-            if r["connected"] != r["n"]: problems.append(f"{where}: {r['connected']} of {r['n']} connected")
-            if not r["probe_ok"]: problems.append(f"{where}: the probe did not reach every client")
-            if r["lost"] or r["delivered"] != r["expected"]: problems.append(f"{where}: lost {r['lost']} of {r['expected']}")
-            if r["dups"] or r["out_of_order"]: problems.append(f"{where}: {r['dups']} duplicates, {r['out_of_order']} out of order")
-            if r["peak_rss_kb"] <= 0: problems.append(f"{where}: no VmHWM read")
-if problems:
-    print("**Loss check FAILED**:\n" + "\n".join(f"- {p}" for p in problems))
-else:
-    total = sum(r["delivered"] for r in rows)
-    print(f"**Loss check passed**: {len(rows)} runs, every client connected, {total:,} deliveries, "
-          "0 lost, 0 duplicates, 0 out of order.")
-sys.exit(1 if problems else 0)
+problems = losscheck.check_rounds(runs, [(s, case) for s in servers for case in cases], reps, peak=True)
+sys.exit(losscheck.report(rows, problems))
 PY
 STATUS=$?
 cat "$RESULTS/targets.md"

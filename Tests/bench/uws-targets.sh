@@ -35,7 +35,7 @@
 #            with them minus its VmRSS before the first connected, ÷ N
 # Printed at the end (and written to results/uws-targets.md, one JSON line per run in results/uws-targets.jsonl):
 # medians (min–max) per server and case, the ratios of each round's pairs (ours ÷ uws, ours ÷ lws-c,
-# ours-durable ÷ ours-memory) as median (min–max), and a loss check (every client connected,
+# ours-durable ÷ ours-memory) as median (min–max), and a loss check (losscheck.py: every client connected,
 # every message delivered once and in order in every run with messages; else exit 1).
 #
 # Environment: REPS (3), SHORT=1 (FAST_SECONDS=1, FIXED_M=80, RATE_N=1000, RATE_M=20, IDLE_N=1000),
@@ -191,26 +191,22 @@ round_step() {
 }
 run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$SERVERS" "$CASES" \
+PYTHONPATH="$ROOT/Tests/bench${PYTHONPATH:+:$PYTHONPATH}" python3 - "$OUT" "$REPS" "$SERVERS" "$CASES" \
 	"$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
 	"$FAST_N $FAST_WINDOW $FAST_SECONDS $FIXED_N $FIXED_RATE $FIXED_M $RATE_N $RATE $RATE_M $IDLE_N" \
 	>"$RESULTS/uws-targets.md" <<'PY'
-import json, statistics, sys
+import statistics, sys
+import losscheck, tables
+from tables import num, one, two, spread
 out, reps, servers, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 load_before, load_after, elapsed, ticks = sys.argv[5:9]
 fast_n, window, seconds, fixed_n, fixed_rate, fixed_m, rate_n, rate, rate_m, idle_n = sys.argv[9].split()
-rows = [json.loads(l) for l in open(out) if l.strip()]
+rows = tables.load(out)
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s; {reps} round(s), "
       f"ticks {ticks}. Ratios are of each round's pair (the two runs a minute apart at most), median (min–max).\n")
 
 def runs(server, case):
-    return {r["round"]: r for r in rows if r.get("server") == server and r.get("case") == case and not r.get("missing")}
-
-def spread(values, fmt):
-    values = [v for v in values if v is not None]
-    if not values:
-        return "–"
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+    return tables.runs(rows, server, case)
 
 def ratio(case, key, a, b):
     ra, rb = runs(a, case), runs(b, case)
@@ -219,9 +215,6 @@ def ratio(case, key, a, b):
         return None
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} pairs)"
 
-num = lambda v: f"{v:,.0f}"
-one = lambda v: f"{v:,.1f}"
-two = lambda v: f"{v:,.2f}"
 ours = [s for s in servers if s.startswith("ours")]
 peers = [s for s in servers if not s.startswith("ours")]  # base-memory included: ours ÷ the older build
 
@@ -236,78 +229,50 @@ def ratios(case, key, what):
         if r: lines.append(f"- ours-durable ÷ ours-memory, {what}: {r}")
     print("\n".join(lines) + "\n")
 
-if "fast" in cases:
-    print(f"### N = {fast_n} as fast as possible ({window} in flight, {seconds} s), plain clients\n")
-    print("| server | frame B | delivered msg/s | server CPU % | µs CPU / delivery | lost |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for s in servers + ["flood"]:
-        rs = list(runs(s, "fast").values())
-        if not rs: continue
-        print(f"| {s} | {rs[0]['frame_bytes']} | {spread([r['delivered_per_s'] for r in rs], num)} | "
-              f"{spread([r['server_cpu_pct'] for r in rs], num)} | {spread([r.get('us_per_delivery') for r in rs], two)} | "
-              f"{sum(r['lost'] for r in rs)} |")
+def table(title, case, names, columns, cells, compared=()):
+    """A section: its title, a row per server of names that ran case (cells: the row's cells after the server's
+    name, from its runs), then the ratios of each (key, what) of compared."""
+    print(f"### {title}\n")
+    print(f"| server | {' | '.join(columns)} |")
+    print("|---|" + "---:|" * len(columns))
+    for s in names:
+        rs = list(runs(s, case).values())
+        if rs:
+            print(f"| {s} | {' | '.join(cells(rs))} |")
     print()
-    ratios("fast", "delivered_per_s", "msg/s")
-    ratios("fast", "us_per_delivery", "µs CPU per delivery")
+    for key, what in compared:
+        ratios(case, key, what)
+
+def lost(rs):
+    return str(sum(r["lost"] for r in rs))
+
+if "fast" in cases:
+    table(f"N = {fast_n} as fast as possible ({window} in flight, {seconds} s), plain clients", "fast", servers + ["flood"],
+          ["frame B", "delivered msg/s", "server CPU %", "µs CPU / delivery", "lost"],
+          lambda rs: [str(rs[0]["frame_bytes"]), spread([r["delivered_per_s"] for r in rs], num),
+                      spread([r["server_cpu_pct"] for r in rs], num), spread([r.get("us_per_delivery") for r in rs], two), lost(rs)],
+          [("delivered_per_s", "msg/s"), ("us_per_delivery", "µs CPU per delivery")])
 for case, label in (("fixed", "plain clients"), ("fixed-z", "deflate clients (uws -z, lws-c -z, wsfan -compress)")):
     if case not in cases: continue
-    print(f"### Fixed load: N = {fixed_n} at {fixed_rate} updates/s ({fixed_m} updates), {label}\n")
-    print("| server | µs CPU / delivery | server CPU % | p99 ms | lost |")
-    print("|---|---:|---:|---:|---:|")
-    for s in servers:
-        rs = list(runs(s, case).values())
-        if not rs: continue
-        print(f"| {s} | {spread([r.get('us_per_delivery') for r in rs], two)} | {spread([r['server_cpu_pct'] for r in rs], num)} | "
-              f"{spread([r['p99_ms'] for r in rs], one)} | {sum(r['lost'] for r in rs)} |")
-    print()
-    ratios(case, "us_per_delivery", "µs CPU per delivery")
+    table(f"Fixed load: N = {fixed_n} at {fixed_rate} updates/s ({fixed_m} updates), {label}", case, servers,
+          ["µs CPU / delivery", "server CPU %", "p99 ms", "lost"],
+          lambda rs: [spread([r.get("us_per_delivery") for r in rs], two), spread([r["server_cpu_pct"] for r in rs], num),
+                      spread([r["p99_ms"] for r in rs], one), lost(rs)],
+          [("us_per_delivery", "µs CPU per delivery")])
 if "rate" in cases:
-    print(f"### N = {rate_n} at {rate} updates/s ({rate_m} updates)\n")
-    print("| server | p50 ms | p99 ms | peak RSS MB (VmHWM) | server CPU % | lost |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for s in servers:
-        rs = list(runs(s, "rate").values())
-        if not rs: continue
-        print(f"| {s} | {spread([r['p50_ms'] for r in rs], one)} | {spread([r['p99_ms'] for r in rs], one)} | "
-              f"{spread([r['peak_rss_kb'] / 1024 for r in rs], one)} | {spread([r['server_cpu_pct'] for r in rs], num)} | "
-              f"{sum(r['lost'] for r in rs)} |")
-    print()
-    ratios("rate", "p99_ms", "p99")
-    ratios("rate", "peak_rss_kb", "peak RSS")
+    table(f"N = {rate_n} at {rate} updates/s ({rate_m} updates)", "rate", servers,
+          ["p50 ms", "p99 ms", "peak RSS MB (VmHWM)", "server CPU %", "lost"],
+          lambda rs: [spread([r["p50_ms"] for r in rs], one), spread([r["p99_ms"] for r in rs], one),
+                      spread([r["peak_rss_kb"] / 1024 for r in rs], one), spread([r["server_cpu_pct"] for r in rs], num), lost(rs)],
+          [("p99_ms", "p99"), ("peak_rss_kb", "peak RSS")])
 if "idle" in cases:
-    print(f"### {idle_n} idle clients: resident memory per connection\n")
-    print("| server | B / connection (VmRSS growth ÷ N) | peak RSS MB |")
-    print("|---|---:|---:|")
-    for s in servers:
-        rs = list(runs(s, "idle").values())
-        if not rs: continue
-        print(f"| {s} | {spread([r['server_rss_per_conn_bytes'] for r in rs], num)} | "
-              f"{spread([r['peak_rss_kb'] / 1024 for r in rs], one)} |")
-    print()
+    table(f"{idle_n} idle clients: resident memory per connection", "idle", servers,
+          ["B / connection (VmRSS growth ÷ N)", "peak RSS MB"],
+          lambda rs: [spread([r["server_rss_per_conn_bytes"] for r in rs], num), spread([r["peak_rss_kb"] / 1024 for r in rs], one)])
 
-problems = []
-for s in servers + (["flood"] if "fast" in cases else []):
-    for case in cases:
-        if s == "flood" and case != "fast": continue
-        got = runs(s, case)
-        for k in range(1, reps + 1):
-            r = got.get(k)
-            where = f"{s} {case} round {k}"
-            if r is None:
-                if s != "flood": problems.append(f"{where}: no result")
-                continue
-            if r["connected"] != r["n"]: problems.append(f"{where}: {r['connected']} of {r['n']} connected")
-            if case == "idle": continue
-            if not r["probe_ok"]: problems.append(f"{where}: the probe did not reach every client")
-            if r["lost"] or r["delivered"] != r["expected"]: problems.append(f"{where}: lost {r['lost']} of {r['expected']}")
-            if r["dups"] or r["out_of_order"]: problems.append(f"{where}: {r['dups']} duplicates, {r['out_of_order']} out of order")
-if problems:
-    print("**Loss check FAILED**:\n" + "\n".join(f"- {p}" for p in problems))
-else:
-    total = sum(r.get("delivered", 0) for r in rows)
-    print(f"**Loss check passed**: {len(rows)} runs, every client connected, {total:,} deliveries, "
-          "0 lost, 0 duplicates, 0 out of order.")
-sys.exit(1 if problems else 0)
+# flood, the generator's ceiling, runs in the fast case only, and a round without it is no problem.
+pairs = [(s, case) for s in servers + (["flood"] if "fast" in cases else []) for case in cases if s != "flood" or case == "fast"]
+sys.exit(losscheck.report(rows, losscheck.check_rounds(runs, pairs, reps, optional={"flood"})))
 PY
 STATUS=$?
 cat "$RESULTS/uws-targets.md"
