@@ -35,8 +35,8 @@
 #
 # Printed at the end (and written to results/deflate.md, one JSON line per run in results/deflate.jsonl):
 # medians (min–max) per server and case, the ratios of each round's pair (ours-deflate ÷ ours-plain,
-# ours-deflate ÷ lws-c-z), and a loss check (every client connected, every message delivered once, in order,
-# in every wsfan run; else exit 1).
+# ours-deflate ÷ lws-c-z), and a loss check (losscheck.py: every client connected, every message delivered once,
+# in order, in every wsfan run, and liveactivity-bench's runs ok without loss; else exit 1).
 #
 # Environment: REPS (5), SHORT=1 (FAST_SECONDS=1, RATE_N=1000, RATE_M=20), FAST_N (1000), FAST_WINDOW (32),
 # FAST_SECONDS (3), IDLE_N (1000), RATE_N (10000), RATE (10), RATE_M (50), CASES ("fast lws idle rate"),
@@ -83,9 +83,6 @@ LOGF=$RESULTS/deflate.log
 : >"$LOGF"
 OURS_DIR=$BIN
 
-# peak_kib PID: the process's VmHWM in KiB, or -1.
-peak_kib() { awk '/^VmHWM:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$1/status" 2>/dev/null || echo -1; }
-
 # counters: "FRAME_BYTES PAYLOAD_BYTES MESSAGES COMPRESSED COMPRESSIONS STORED" from the running server's /metrics
 # (0 for counters an older build does not have).
 counters() {
@@ -122,19 +119,6 @@ else:
         r.get("peak_rss_kb", 0) / 1024, r.get("server_cpu_pct") or 0, wire))' >&2
 }
 
-# wsfan_run SERVER CASE ROUND PID URL wsfan-args...: one wsfan run; prints its JSON line (or nothing).
-wsfan_run() {
-	local server=$1 case=$2 round=$3 pid=$4 url=$5; shift 5
-	local load=()
-	case $case in
-	fast) load=(-n "$FAST_N" -m 100000 -rate 0 -window "$FAST_WINDOW" -duration "${FAST_SECONDS}s") ;;
-	rate) load=(-n "$RATE_N" -m "$RATE_M" -rate "$RATE") ;;
-	idle) load=(-n "$IDLE_N" -m 0 -idle-hold 2s) ;;
-	esac
-	timeout -k 5 240 "${PIN_GEN[@]}" "$PEERS_DIR/bin/wsfan" -name "$server" -test "$case" -url "$url" \
-		-server-pid "$pid" -reset-hwm=false -tag "round $round" "${load[@]}" "$@" 2>>"$LOGF" | tail -n 1
-}
-
 FRAME_BYTES=${FRAME_BYTES:-}
 # Our `updated` frame's text, written by seed_activity.py: the C peer's filler.
 PAD_FILE=$(mktemp "${TMPDIR:-/tmp}/liveactivity-deflate-pad.XXXXXX")
@@ -144,11 +128,8 @@ trap 'stop_server; stop_peer; rm -f "$PAD_FILE"; exit 130' INT TERM
 # 1), the wire counters, the server stopped.
 ours() {
 	local server=$1 case=$2 round=$3 dir=$4 compress=$5
-	BIN_SAVED=$BIN; BIN=$dir
 	SRV_STORE=(--memory)
-	start_server; local started=$?
-	BIN=$BIN_SAVED
-	[ $started = 0 ] || { log "  $server did not start"; return 0; }
+	start_server_in "$dir" || { log "  $server did not start"; return 0; }
 	local activity bytes line
 	read -r activity bytes < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
 	if [ -z "${activity:-}" ]; then log "  $server: could not seed an activity"; stop_server; return 0; fi
@@ -173,24 +154,8 @@ ours() {
 peer() {
 	local server=$1 case=$2 round=$3 line
 	[ -n "$FRAME_BYTES" ] || { echo "deflate: lws-c-z needs an ours-* run before it, or FRAME_BYTES" >&2; exit 1; }
-	# start_peer with -z: lib.sh's start_peer passes no flags, so start it here the same way, once the port is
-	# free (the previous peer may still be closing its connections); a round without it is reported missing.
-	local i
-	for i in $(seq 1 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null || break
-		sleep 0.1
-	done
-	if (exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null; then
-		log "port $PEER_PORT is in use"
-		record "$server" "$case" "$round" ""
-		return 0
-	fi
-	"${PIN_SRV[@]}" "$PEERS_DIR/bin/lws-bcast" -p "$PEER_PORT" -i 127.0.0.1 -z >/dev/null 2>&1 &
-	PEER_PID=$!
-	for i in $(seq 1 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PEER_PORT") 2>/dev/null && break
-		sleep 0.05
-	done
+	# A round without the peer (its port still in use, say) is reported missing.
+	start_peer -z || { record "$server" "$case" "$round" ""; return 0; }
 	# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes; ,"pad":"" adds 9.
 	line=$(wsfan_run "$server" "$case" "$round" "$PEER_PID" "ws://127.0.0.1:$PEER_PORT/" -compress \
 		-pad $((FRAME_BYTES - 60)) -pad-from "$PAD_FILE" -pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}')
@@ -203,11 +168,8 @@ peer() {
 # (on|off) as the fast case, the server stopped.
 lws_client() {
 	local server=$1 round=$2 dir=$3 deflate=$4 line
-	BIN_SAVED=$BIN; BIN=$dir
 	SRV_STORE=(--memory)
-	start_server; local started=$?
-	BIN=$BIN_SAVED
-	[ $started = 0 ] || { log "  $server did not start"; return 0; }
+	start_server_in "$dir" || { log "  $server did not start"; return 0; }
 	line=$(bench --clients "$FAST_N" --messages 100000 --rate 0 --window "$FAST_WINDOW" --duration "$FAST_SECONDS" \
 		--deflate "$deflate" --label "$server" 2>>"$LOGF" | grep '^{' | tail -n 1)
 	stop_server
@@ -218,11 +180,8 @@ lws_client() {
 # idle SERVER ROUND DIR MODE: a fresh server (DIR/liveactivity), IDLE_N idle viewers (python: deflate or plain; gorilla: wsfan).
 idle() {
 	local server=$1 round=$2 dir=$3 mode=$4 line activity bytes
-	BIN_SAVED=$BIN; BIN=$dir
 	SRV_STORE=(--memory)
-	start_server; local started=$?
-	BIN=$BIN_SAVED
-	[ $started = 0 ] || { log "  $server did not start"; return 0; }
+	start_server_in "$dir" || { log "  $server did not start"; return 0; }
 	read -r activity bytes < <(python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN")
 	if [ "$mode" = gorilla ]; then
 		local template='{"type":"update","activityId":"'"$activity"'","durationSeconds":600,"alert":{"title":"bench","body":"{\"seq\":{seq},\"ts\":{ts}}"}}'
@@ -237,56 +196,47 @@ idle() {
 	record "$server" idle "$round" "$line"
 }
 
-T0=$(date +%s)
-LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
-log "load before the run: $(uptime)"
-for round in $(seq 1 "$REPS"); do
-	for case in $CASES; do
-		log "round $round/$REPS, $case"
-		case $case in
-		fast | rate)
-			ours ours-plain "$case" "$round" "$OURS_DIR" 0; sleep 0.5
-			ours ours-deflate "$case" "$round" "$OURS_DIR" 1; sleep 0.5
-			[ -n "$BASELINE_DIR" ] && { ours base-deflate "$case" "$round" "$BASELINE_DIR" 1; sleep 0.5; }
-			[ "$case" = fast ] && { peer lws-c-z fast "$round"; sleep 0.5; }
-			;;
-		lws)
-			lws_client ours-plain-lws "$round" "$OURS_DIR" off; sleep 0.5
-			lws_client ours-deflate-lws "$round" "$OURS_DIR" on; sleep 0.5
-			[ -n "$BASELINE_DIR" ] && { lws_client base-deflate-lws "$round" "$BASELINE_DIR" on; sleep 0.5; }
-			;;
-		idle)
-			idle idle-deflate "$round" "$OURS_DIR" deflate; sleep 0.5
-			idle idle-plain "$round" "$OURS_DIR" plain; sleep 0.5
-			idle idle-gorilla "$round" "$OURS_DIR" gorilla; sleep 0.5
-			idle idle-deflate-sent "$round" "$OURS_DIR" deflate-sent; sleep 0.5
-			idle idle-deflate-reset-sent "$round" "$OURS_DIR" deflate-reset-sent; sleep 0.5
-			[ -n "$BASELINE_DIR" ] && { idle base-idle-deflate "$round" "$BASELINE_DIR" deflate; sleep 0.5; }
-			;;
-		esac
-	done
-done
-LOAD_AFTER=$(uptime | sed 's/.*load average: //')
-log "load after the run: $(uptime); $(( $(date +%s) - T0 )) s"
+# round_step CASE ROUND: that case on each of its servers in turn.
+round_step() {
+	local case=$1 round=$2
+	case $case in
+	fast | rate)
+		ours ours-plain "$case" "$round" "$OURS_DIR" 0; sleep 0.5
+		ours ours-deflate "$case" "$round" "$OURS_DIR" 1; sleep 0.5
+		[ -n "$BASELINE_DIR" ] && { ours base-deflate "$case" "$round" "$BASELINE_DIR" 1; sleep 0.5; }
+		[ "$case" = fast ] && { peer lws-c-z fast "$round"; sleep 0.5; }
+		;;
+	lws)
+		lws_client ours-plain-lws "$round" "$OURS_DIR" off; sleep 0.5
+		lws_client ours-deflate-lws "$round" "$OURS_DIR" on; sleep 0.5
+		[ -n "$BASELINE_DIR" ] && { lws_client base-deflate-lws "$round" "$BASELINE_DIR" on; sleep 0.5; }
+		;;
+	idle)
+		idle idle-deflate "$round" "$OURS_DIR" deflate; sleep 0.5
+		idle idle-plain "$round" "$OURS_DIR" plain; sleep 0.5
+		idle idle-gorilla "$round" "$OURS_DIR" gorilla; sleep 0.5
+		idle idle-deflate-sent "$round" "$OURS_DIR" deflate-sent; sleep 0.5
+		idle idle-deflate-reset-sent "$round" "$OURS_DIR" deflate-reset-sent; sleep 0.5
+		[ -n "$BASELINE_DIR" ] && { idle base-idle-deflate "$round" "$BASELINE_DIR" deflate; sleep 0.5; }
+		;;
+	esac
+}
+run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" "$IDLE_N" "$RATE_N" "$RATE" "$RATE_M" "$CASES" \
-	"$LOAD_BEFORE" "$LOAD_AFTER" "$(( $(date +%s) - T0 ))" >"$RESULTS/deflate.md" <<'PY'
+PYTHONPATH="$ROOT/Tests/bench${PYTHONPATH:+:$PYTHONPATH}" python3 - "$OUT" "$REPS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" \
+	"$IDLE_N" "$RATE_N" "$RATE" "$RATE_M" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" >"$RESULTS/deflate.md" <<'PY'
 import json, statistics, sys
+import losscheck, tables
+from tables import num, one, spread
 out, reps = sys.argv[1], int(sys.argv[2])
 fast_n, window, seconds, idle_n, rate_n, rate, rate_m = sys.argv[3:10]
 cases, load_before, load_after, elapsed = sys.argv[10].split(), sys.argv[11], sys.argv[12], sys.argv[13]
-rows = [json.loads(l) for l in open(out) if l.strip()]
+rows = tables.load(out)
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s; {reps} round(s). "
       "A server CPU % well under 100 in the fast case means the machine was shared: compare within a round.\n")
 
 def runs(server, case):
-    return {r["round"]: r for r in rows if r.get("server") == server and r.get("case") == case and not r.get("missing")}
-
-def spread(values, fmt):
-    values = [v for v in values if v is not None]
-    if not values:
-        return "–"
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+    return tables.runs(rows, server, case)
 
 def ratio(case, key, a, b):
     mine, other = runs(a, case), runs(b, case)
@@ -295,8 +245,6 @@ def ratio(case, key, a, b):
         return "–"
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} rounds)"
 
-num = lambda v: f"{v:,.0f}"
-one = lambda v: f"{v:,.1f}"
 present = sorted({r["server"] for r in rows if r.get("case") in ("fast", "rate")},
                  key=lambda s: ["ours-plain", "ours-deflate", "base-deflate", "lws-c-z"].index(s) if s in
                  ["ours-plain", "ours-deflate", "base-deflate", "lws-c-z"] else 9)
@@ -390,16 +338,8 @@ for r in rows:
     if r["case"] == "lws":
         if not r.get("ok") or r["lost"] or r.get("dups"): problems.append(f"{where}: {r.get('failure')}, lost {r['lost']}")
         continue
-    if r["connected"] != r["n"]: problems.append(f"{where}: {r['connected']} of {r['n']} connected")
-    if r["lost"] or r["delivered"] != r["expected"]: problems.append(f"{where}: lost {r['lost']} of {r['expected']}")
-    if r["dups"] or r["out_of_order"]: problems.append(f"{where}: {r['dups']} duplicates, {r['out_of_order']} out of order")
-if problems:
-    print("**Loss check FAILED**:\n" + "\n".join(f"- {p}" for p in problems))
-else:
-    total = sum(r.get("delivered", 0) for r in rows)
-    print(f"**Loss check passed**: {len(rows)} runs, every client connected, {total:,} deliveries, 0 lost, "
-          "0 duplicates, 0 out of order.")
-sys.exit(1 if problems else 0)
+    problems += losscheck.check_run(r, where, probe=False)
+sys.exit(losscheck.report(rows, problems))
 PY
 STATUS=$?
 cat "$RESULTS/deflate.md"

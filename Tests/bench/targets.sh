@@ -19,8 +19,8 @@
 #         peak RSS: VmHWM of /proc/PID/status read after the run (wsfan runs with -reset-hwm=false, so it is
 #         the process's peak since start-up)
 # Printed at the end (and written to results/targets.md): medians (min–max) per server, the ours ÷ peer
-# ratios of each round's pair (median and range), and a loss check: every run must have every client
-# connected and every message delivered once, in order, or the script exits 1.
+# ratios of each round's pair (median and range), and a loss check (losscheck.py): every run must have every
+# client connected, every message delivered once, in order, and the server's VmHWM read, or the script exits 1.
 #
 # Environment: REPS (5), SHORT=1 (RATE_N=1000, RATE_M=20, FAST_SECONDS=1), FAST_N (1000), FAST_WINDOW (32),
 # FAST_SECONDS (3), RATE_N (10000), RATE (10), RATE_M (50), SERVERS (the three names above, in run order;
@@ -70,20 +70,13 @@ LOGF=$RESULTS/targets.log
 : >"$OUT"
 : >"$LOGF"
 
-# peak_kib PID: the process's VmHWM in KiB (its peak resident set since start-up), or -1.
-peak_kib() { awk '/^VmHWM:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$1/status" 2>/dev/null || echo -1; }
-
-# run_wsfan SERVER CASE ROUND PID URL FRAME wsfan-args...: one wsfan run against the running server PID,
-# then one JSON line in $OUT: wsfan's report plus server, case, round, frame_bytes and peak_rss_kb.
+# run_wsfan SERVER CASE ROUND PID URL FRAME wsfan-args...: one wsfan run (lib.sh's wsfan_run) against the
+# running server PID, then one JSON line in $OUT: wsfan's report plus server, case, round, frame_bytes and
+# peak_rss_kb.
 run_wsfan() {
 	local server=$1 case=$2 round=$3 pid=$4 url=$5 frame=$6; shift 6
-	local load=() line peak
-	case $case in
-	fast) load=(-n "$FAST_N" -m 100000 -rate 0 -window "$FAST_WINDOW" -duration "${FAST_SECONDS}s") ;;
-	rate) load=(-n "$RATE_N" -m "$RATE_M" -rate "$RATE") ;;
-	esac
-	line=$(timeout -k 5 240 "${PIN_GEN[@]}" "$PEERS_DIR/bin/wsfan" -name "$server" -test "$case" -url "$url" \
-		-server-pid "$pid" -reset-hwm=false -tag "round $round" "${load[@]}" "$@" 2>>"$LOGF" | tail -n 1)
+	local line peak
+	line=$(wsfan_run "$server" "$case" "$round" "$pid" "$url" "$@")
 	peak=$(peak_kib "$pid")
 	if [ -z "$line" ]; then
 		log "  $server $case: wsfan gave no result (see $LOGF)"
@@ -142,26 +135,24 @@ run_server() {
 	sleep 0.5
 }
 
-T0=$(date +%s)
-LOAD_BEFORE=$(uptime | sed 's/.*load average: //')
-log "load before the run: $(uptime)"
-for round in $(seq 1 "$REPS"); do
-	for case in $CASES; do
-		log "round $round/$REPS, $case"
-		for server in $SERVERS; do run_server "$server" "$case" "$round"; done
-	done
-done
-LOAD_AFTER=$(uptime | sed 's/.*load average: //')
-log "load after the run: $(uptime); $(( $(date +%s) - T0 )) s"
+# round_step CASE ROUND: that case on every server of $SERVERS in turn.
+round_step() {
+	local server
+	for server in $SERVERS; do run_server "$server" "$1" "$2"; done
+}
+run_rounds round_step
 
-python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" "$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" \
-	"$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$(( $(date +%s) - T0 ))" "$TICKS" >"$RESULTS/targets.md" <<'PY'
-import json, statistics, sys
+PYTHONPATH="$ROOT/Tests/bench${PYTHONPATH:+:$PYTHONPATH}" python3 - "$OUT" "$REPS" "$SERVERS" "$FAST_N" "$FAST_WINDOW" \
+	"$FAST_SECONDS" "$RATE_N" "$RATE" "$RATE_M" "$CASES" "$LOAD_BEFORE" "$LOAD_AFTER" "$ELAPSED" "$TICKS" \
+	>"$RESULTS/targets.md" <<'PY'
+import statistics, sys
+import losscheck, tables
+from tables import num, one, spread
 out, reps, servers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 fast_n, window, seconds, rate_n, rate, rate_m = sys.argv[4:10]
 cases, load_before, load_after, elapsed = sys.argv[10].split(), sys.argv[11], sys.argv[12], sys.argv[13]
 ticks = sys.argv[14]
-rows = [json.loads(l) for l in open(out) if l.strip()]
+rows = tables.load(out)
 print(f"Load average (1, 5, 15 min) {load_before} before, {load_after} after; {elapsed} s. "
       "A server CPU % well under 100 in the fast case means the machine was shared: compare within a round.\n")
 print("Ticks " + ("on: our activity's countdown runs, so our server also writes a tick to every client each second "
@@ -170,12 +161,7 @@ print("Ticks " + ("on: our activity's countdown runs, so our server also writes 
 PEER = "lws-c-padded"
 
 def runs(server, case):
-    return {r["round"]: r for r in rows if r.get("server") == server and r.get("case") == case and not r.get("missing")}
-
-def spread(values, fmt):
-    if not values:
-        return "–"
-    return f"{fmt(statistics.median(values))} ({fmt(min(values))}–{fmt(max(values))})"
+    return tables.runs(rows, server, case)
 
 def ratios(case, key, ours):
     """ours ÷ peer of each round where both ran: median (min–max), and the ratio of the medians."""
@@ -185,9 +171,6 @@ def ratios(case, key, ours):
         return "–"
     of_medians = statistics.median(r[key] for r in mine.values()) / statistics.median(r[key] for r in peer.values())
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} pairs; ratio of medians {of_medians:.2f}×)"
-
-num = lambda v: f"{v:,.0f}"
-one = lambda v: f"{v:,.1f}"
 
 
 def fast_section():
@@ -234,27 +217,8 @@ if "fast" in cases:
 if "rate" in cases:
     rate_section()
 
-problems = []
-for s in servers:
-    for case in cases:
-        got = runs(s, case)
-        for k in range(1, reps + 1):
-            r = got.get(k)
-            where = f"{s} {case} round {k}"
-            if r is None:
-                problems.append(f"{where}: no result"); continue
-            if r["connected"] != r["n"]: problems.append(f"{where}: {r['connected']} of {r['n']} connected")
-            if not r["probe_ok"]: problems.append(f"{where}: the probe did not reach every client")
-            if r["lost"] or r["delivered"] != r["expected"]: problems.append(f"{where}: lost {r['lost']} of {r['expected']}")
-            if r["dups"] or r["out_of_order"]: problems.append(f"{where}: {r['dups']} duplicates, {r['out_of_order']} out of order")
-            if r["peak_rss_kb"] <= 0: problems.append(f"{where}: no VmHWM read")
-if problems:
-    print("**Loss check FAILED**:\n" + "\n".join(f"- {p}" for p in problems))
-else:
-    total = sum(r["delivered"] for r in rows)
-    print(f"**Loss check passed**: {len(rows)} runs, every client connected, {total:,} deliveries, "
-          "0 lost, 0 duplicates, 0 out of order.")
-sys.exit(1 if problems else 0)
+problems = losscheck.check_rounds(runs, [(s, case) for s in servers for case in cases], reps, peak=True)
+sys.exit(losscheck.report(rows, problems))
 PY
 STATUS=$?
 cat "$RESULTS/targets.md"
