@@ -28,14 +28,15 @@ LATENCY_BOUND = 0.250
 
 
 async def fill_log(ws, activity_id: str, count: int) -> int:
-    """Sends `count` updates of one activity in pipelined batches; returns the last sequence."""
+    """Sends `count` updates of one activity in pipelined batches (each a different countdown, within the 8-hour
+    cap however long the log); returns the last sequence."""
     last = 0
     sent = 0
     while sent < count:
         batch = min(500, count - sent)
         for i in range(batch):
             await send_json(ws, {"type": "update", "requestId": f"f{sent + i}", "activityId": activity_id,
-                                 "durationSeconds": 3600 + sent + i})
+                                 "durationSeconds": 3600 + (sent + i) % 20_000})
         acks = 0
         while acks < batch:
             m = await recv_json(ws, timeout=30)
