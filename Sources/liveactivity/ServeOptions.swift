@@ -16,6 +16,7 @@ struct ServeOptions {
       --kinds DIR             a folder of more activity kinds (one folder each: Attributes.swift, optional
                               kind.json and templates), loaded beside the built-in ones in Kinds/ next to
                               the public folder, reloaded when they change or on SIGHUP; repeatable
+                              (a missing DIR, a file or a kind folder itself: refuses to start)
       --tls-cert FILE         PEM certificate chain: serve https and wss on the same port
       --tls-key FILE          PEM private key for --tls-cert
 
@@ -179,6 +180,12 @@ struct ServeOptions {
                 options.logFormat = format
             case "-h", "--help": return nil
             default: throw UsageError("unknown option \"\(argument)\"")
+            }
+        }
+        for directory in options.configuration.extraKindsDirectories {
+            // The rule `kinds check DIR` applies: a missing folder, a file or a kind folder itself loads nothing.
+            if let problem = KindCheck.directoryProblem(directory, advice: { "pass the folder that holds it (--kinds \($0))" }) {
+                throw UsageError("--kinds \(directory.path): \(problem)")
             }
         }
         if options.inMemory && dataDirectoryGiven {

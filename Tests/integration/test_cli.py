@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import serve
 
-from support import free_port, liveactivity_bin
+from support import REPO_ROOT, free_port, launch, liveactivity_bin
 from wsclient import connect, recv_json, recv_until, run
 
 UUID_RE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
@@ -372,6 +372,26 @@ def test_usage_errors_exit_2_naming_the_option(args, names):
     for name in names:
         assert name in p.stderr, p.stderr
     assert p.stdout == ""
+
+
+def test_serve_refuses_a_kinds_folder_that_loads_nothing(tmp_path):
+    # The new-user trial: a wrong --kinds path started silently with only the built-in kinds.
+    delivery = REPO_ROOT / "examples" / "kinds" / "delivery"
+    (tmp_path / "file").write_text("not a folder\n")
+    for path, words in [(tmp_path / "nonexistent", ["no such folder"]),
+                        (tmp_path / "file", ["is a file"]),
+                        (delivery, ["this is a kind folder itself", f"--kinds {delivery.parent}"])]:
+        server = launch("--memory", "--kinds", str(path), cwd=tmp_path, log_name="serve-bad-kinds")
+        try:
+            code = server.proc.wait(20)
+        finally:
+            server.stop()
+        assert code == 2, server.output()
+        stderr = "\n".join(server.stderr)
+        assert f"--kinds {path}" in stderr, stderr
+        for word in words:
+            assert word in stderr, stderr
+        assert not server.stdout, server.output()
 
 
 def test_nothing_listening_exits_3():
