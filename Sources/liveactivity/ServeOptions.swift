@@ -216,6 +216,11 @@ struct ServeOptions {
         return options
     }
 
+    /// The built-in kinds `serve` loads without `--public`: what `kinds check DIR` loads first, as `serve` does.
+    static func builtInKindsDirectory() -> URL? {
+        defaultKindsDirectory(beside: defaultPublicDirectory() ?? URL(fileURLWithPath: "Public"))
+    }
+
     /// The built-in kinds: the `Kinds` folder beside the public folder (a checkout, the installed share
     /// folder), else the one found walking up from the executable; `nil` when there is none (`serve` then
     /// refuses to start: the built-in kinds are data in that folder).

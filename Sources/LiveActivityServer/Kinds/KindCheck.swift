@@ -34,10 +34,13 @@ public struct KindCheck: Sendable {
         return nil
     }
 
-    /// Checks every kind folder of `directory`.
-    /// - Parameter directory: a folder of kind folders (`Kinds/`, or what `serve --kinds` is given).
+    /// Checks every kind folder of `directory`, loaded after the built-in kinds as `serve --kinds` loads it: a
+    /// folder whose kind has a name already loaded (a built-in's, or an earlier folder's) is a problem.
+    /// - Parameters:
+    ///   - directory: a folder of kind folders (`Kinds/`, or what `serve --kinds` is given).
+    ///   - builtIn: the built-in `Kinds/` folder `serve` loads first (`nil`: none; `directory` itself: checked alone).
     /// - Returns: the kinds that read and the problems; a missing or unreadable `directory` is one problem.
-    public static func check(_ directory: URL) -> KindCheck {
+    public static func check(_ directory: URL, builtIn: URL? = nil) -> KindCheck {
         var result = KindCheck(kinds: [], problems: [])
         var read: [any ActivityKind] = []
         var isDirectory: ObjCBool = false
@@ -68,6 +71,12 @@ public struct KindCheck: Sendable {
                 result.problems.append(error.description)
             }
         }
+        // Loaded as `serve` loads them (KindLoader.load): after the built-in kinds, a name already loaded is skipped.
+        let loadsAlone = builtIn.map { $0.standardizedFileURL.path == directory.standardizedFileURL.path } ?? true
+        let loaded = KindLoader.load((loadsAlone ? [] : builtIn.map { [$0] } ?? []) + [directory])
+        let skipped = loaded.errors.filter { !loaded.failed.contains($0.file) && $0.file.hasPrefix(directory.path + "/") }
+        result.problems += skipped.map(\.description)
+        result.kinds.removeAll { kind in skipped.contains { $0.file == kind.path } }
         // The folders of one directory are all user kinds (as `serve --kinds` loads them).
         let paths = Dictionary(result.kinds.map { ($0.name, $0.path) }, uniquingKeysWith: { first, _ in first })
         result.warnings = KindCatalog.warnings(for: KindRegistry(read).swiftNameClashes) { paths[$0] }
