@@ -260,6 +260,19 @@ def test_list_prints_a_table_in_presentation_order(server):
     assert re.fullmatch(r"1:(0\d|10)", rows[1][3]), out
 
 
+def test_list_shows_the_remaining_time_of_a_plain_date_countdown(start_server):
+    # The new-user trial: the delivery example counts down to a `Date` (its ETA); ticks reported it, `list` "-".
+    srv = start_server("--kinds", str(REPO_ROOT / "examples" / "kinds"))
+    eta = (datetime.now(timezone.utc) + timedelta(minutes=5)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    attributes = {"restaurantName": "Pho 99", "orderNumber": "A-17", "items": ["pho"], "totalPrice": 12.5}
+    state = {"status": "Your order has been confirmed", "estimatedDeliveryTime": eta}
+    activity = ok("start", "delivery", "--attributes", json.dumps(attributes), "--state", json.dumps(state),
+                  "--server", srv.ws_url).strip()
+    out = ok("list", "--server", srv.ws_url)
+    row = next(line.split() for line in out.splitlines() if line.startswith(activity))
+    assert row[1:3] == ["delivery", "active"] and re.fullmatch(r"4:[45]\d|5:00", row[3]), out
+
+
 def test_list_when_empty(server):
     assert list_json(server) == []
     assert ok("list", "--server", server.ws_url).split() == ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
