@@ -138,7 +138,7 @@ enum KindsCommand {
         }
         var status: Int32 = 0
         if let directory {
-            let result = KindCheck.check(URL(fileURLWithPath: directory))
+            let result = KindCheck.check(URL(fileURLWithPath: directory), builtIn: ServeOptions.builtInKindsDirectory())
             let lines = result.kinds.map { "ok\t\($0.name)\t\($0.path)" }
             if !lines.isEmpty { _ = writeOutput(lines.joined(separator: "\n") + "\n") }
             for problem in result.problems { printError(problem) }

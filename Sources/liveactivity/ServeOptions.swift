@@ -16,6 +16,7 @@ struct ServeOptions {
       --kinds DIR             a folder of more activity kinds (one folder each: Attributes.swift, optional
                               kind.json and templates), loaded beside the built-in ones in Kinds/ next to
                               the public folder, reloaded when they change or on SIGHUP; repeatable
+                              (a missing DIR, a file or a kind folder itself: refuses to start)
       --tls-cert FILE         PEM certificate chain: serve https and wss on the same port
       --tls-key FILE          PEM private key for --tls-cert
 
@@ -181,6 +182,12 @@ struct ServeOptions {
             default: throw UsageError("unknown option \"\(argument)\"")
             }
         }
+        for directory in options.configuration.extraKindsDirectories {
+            // The rule `kinds check DIR` applies: a missing folder, a file or a kind folder itself loads nothing.
+            if let problem = KindCheck.directoryProblem(directory, advice: { "pass the folder that holds it (--kinds \($0))" }) {
+                throw UsageError("--kinds \(directory.path): \(problem)")
+            }
+        }
         if options.inMemory && dataDirectoryGiven {
             throw UsageError("--memory and --data-dir cannot be used together: --memory writes nothing to disk (use --image-cache DIR for thumbnails)")
         }
@@ -207,6 +214,11 @@ struct ServeOptions {
             ? NSTemporaryDirectory() + "liveactivity-images-\(ProcessInfo.processInfo.processIdentifier)"
             : URL(fileURLWithPath: options.dataPath).appendingPathComponent("images").path))
         return options
+    }
+
+    /// The built-in kinds `serve` loads without `--public`: what `kinds check DIR` loads first, as `serve` does.
+    static func builtInKindsDirectory() -> URL? {
+        defaultKindsDirectory(beside: defaultPublicDirectory() ?? URL(fileURLWithPath: "Public"))
     }
 
     /// The built-in kinds: the `Kinds` folder beside the public folder (a checkout, the installed share

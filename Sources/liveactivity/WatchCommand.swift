@@ -225,6 +225,8 @@ struct WatchView {
     private var clockOffset: TimeInterval = 0
     /// The latest event line, shown under the table.
     private var lastEvent = ""
+    /// Each activity's countdown end as the latest `tick` gave it, for those whose state alone gives none.
+    private var tickEnds: [String: Date] = [:]
 
     init(server: String, terminal: Bool) {
         self.server = server
@@ -245,6 +247,11 @@ struct WatchView {
             if message.event == "dismissed" { activities[activity.id] = nil } else { activities[activity.id] = activity }
             lastEvent = "\(message.event ?? "event"): \(activity.title) \(activity.id)"
             return true
+        case "tick":
+            // The server's countdown for each running activity, whatever the shape of its field.
+            let serverTime = message.serverTime ?? message.receivedAt
+            for (id, seconds) in message.timers { tickEnds[id] = serverTime.addingTimeInterval(TimeInterval(seconds)) }
+            return false
         default:
             return false
         }
@@ -254,7 +261,9 @@ struct WatchView {
     /// - Returns: false when standard output is closed.
     func draw() -> Bool {
         let serverNow = Date().addingTimeInterval(clockOffset)
-        let rows = activities.values.sorted(by: ActivitySummary.presentationOrder)
+        let rows = activities.values.sorted(by: ActivitySummary.presentationOrder).map { activity in
+            tickEnds[activity.id].map(activity.counting(to:)) ?? activity
+        }
         let table = rows.isEmpty ? "(no activities)\n" : ActivityTable.render(rows, serverNow: serverNow)
         let time = ISODate.format(serverNow)
         if terminal {

@@ -3,7 +3,7 @@ import LiveActivityCore
 import Testing
 @testable import LiveActivityClient
 
-/// `list` and `watch` show the time left for any kind with a `{"start","end"}` countdown, not only workouts.
+/// `list` and `watch` show the time left for any kind with a `{"start","end"}` or `Date` countdown, not only workouts.
 struct ActivitySummaryTests {
     private func summary(_ json: String) throws -> ActivitySummary {
         try #require(ActivitySummary(try JSONValue.parse(Array(json.utf8))))
@@ -19,6 +19,19 @@ struct ActivitySummaryTests {
         let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"status":"cooking","eta":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:30:00Z"},"driver":null},"relevanceScore":0}}"#)
         #expect(activity.title == "delivery")
         #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:29:30Z")!) == 30)
+    }
+
+    @Test func aDeclaredKindsPlainDateIsItsCountdown() throws {
+        // examples/kinds/delivery: `countdown` is `estimatedDeliveryTime`, a `Date` (the server's ticks count it).
+        let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"status":"cooking","estimatedDeliveryTime":"2026-12-01T10:30:00Z","courierName":"Bo"},"relevanceScore":0}}"#)
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:28:00Z")!) == 120)
+    }
+
+    @Test func aDeclaredKindWithSeveralDatesCountsFromTheTick() throws {
+        let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"placed":"2026-12-01T10:00:00Z","eta":"2026-12-01T10:30:00Z"},"relevanceScore":0}}"#)
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:28:00Z")!) == nil)
+        let ticked = activity.counting(to: ISODate.parse("2026-12-01T10:30:00Z")!)
+        #expect(ticked.remainingSeconds(at: ISODate.parse("2026-12-01T10:28:00Z")!) == 120)
     }
 
     @Test func aStateWithoutARangeHasNoCountdown() throws {

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.server import serve
 
-from support import free_port, liveactivity_bin
+from support import REPO_ROOT, free_port, launch, liveactivity_bin
 from wsclient import connect, recv_json, recv_until, run
 
 UUID_RE = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
@@ -260,6 +260,19 @@ def test_list_prints_a_table_in_presentation_order(server):
     assert re.fullmatch(r"1:(0\d|10)", rows[1][3]), out
 
 
+def test_list_shows_the_remaining_time_of_a_plain_date_countdown(start_server):
+    # The new-user trial: the delivery example counts down to a `Date` (its ETA); ticks reported it, `list` "-".
+    srv = start_server("--kinds", str(REPO_ROOT / "examples" / "kinds"))
+    eta = (datetime.now(timezone.utc) + timedelta(minutes=5)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    attributes = {"restaurantName": "Pho 99", "orderNumber": "A-17", "items": ["pho"], "totalPrice": 12.5}
+    state = {"status": "Your order has been confirmed", "estimatedDeliveryTime": eta}
+    activity = ok("start", "delivery", "--attributes", json.dumps(attributes), "--state", json.dumps(state),
+                  "--server", srv.ws_url).strip()
+    out = ok("list", "--server", srv.ws_url)
+    row = next(line.split() for line in out.splitlines() if line.startswith(activity))
+    assert row[1:3] == ["delivery", "active"] and re.fullmatch(r"4:[45]\d|5:00", row[3]), out
+
+
 def test_list_when_empty(server):
     assert list_json(server) == []
     assert ok("list", "--server", server.ws_url).split() == ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
@@ -372,6 +385,26 @@ def test_usage_errors_exit_2_naming_the_option(args, names):
     for name in names:
         assert name in p.stderr, p.stderr
     assert p.stdout == ""
+
+
+def test_serve_refuses_a_kinds_folder_that_loads_nothing(tmp_path):
+    # The new-user trial: a wrong --kinds path started silently with only the built-in kinds.
+    delivery = REPO_ROOT / "examples" / "kinds" / "delivery"
+    (tmp_path / "file").write_text("not a folder\n")
+    for path, words in [(tmp_path / "nonexistent", ["no such folder"]),
+                        (tmp_path / "file", ["is a file"]),
+                        (delivery, ["this is a kind folder itself", f"--kinds {delivery.parent}"])]:
+        server = launch("--memory", "--kinds", str(path), cwd=tmp_path, log_name="serve-bad-kinds")
+        try:
+            code = server.proc.wait(20)
+        finally:
+            server.stop()
+        assert code == 2, server.output()
+        stderr = "\n".join(server.stderr)
+        assert f"--kinds {path}" in stderr, stderr
+        for word in words:
+            assert word in stderr, stderr
+        assert not server.stdout, server.output()
 
 
 def test_nothing_listening_exits_3():

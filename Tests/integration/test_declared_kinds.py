@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from push_helpers import http_push, push_to_start_token, ref_seconds
-from support import get_json, iso_ms, liveactivity_bin
+from support import REPO_ROOT, get_json, iso_ms, liveactivity_bin
 from wsclient import connect, recv_until, request, run
 
 ATTRIBUTES_SWIFT = """\
@@ -425,6 +425,30 @@ def test_swift_name_clashes_between_kinds(start_server, tmp_path):
                            timeout=20, stdin=subprocess.DEVNULL)
     assert check.returncode == 0, (check.stdout, check.stderr)
     assert "warning: attributes-type RideAttributes is ambiguous" in check.stderr and "ride2" in check.stderr, check.stderr
+
+
+def test_kinds_check_reports_a_built_in_kinds_name_as_serve_does(start_server, tmp_path):
+    """The new-user trial: a kind.json naming its kind `workout` passed `kinds check` (exit 0) while `serve`
+    skipped it; the check loads the folder after the built-in kinds, as `serve --kinds` does."""
+    kinds = tmp_path / "kinds"
+    (kinds / "mine").mkdir(parents=True)
+    (kinds / "mine" / "Attributes.swift").write_text(RIDE_SWIFT)
+    (kinds / "mine" / "kind.json").write_text(json.dumps({"name": "workout"}))
+    clash = f'{kinds / "mine"}: a kind named "workout" is already loaded; skipped'
+    check = subprocess.run([str(liveactivity_bin()), "kinds", "check", str(kinds)], capture_output=True, text=True,
+                           timeout=20, stdin=subprocess.DEVNULL)
+    assert check.returncode == 1, (check.stdout, check.stderr)
+    assert clash in check.stderr and "ok\tworkout" not in check.stdout, (check.stdout, check.stderr)
+    srv = start_server("--kinds", str(kinds))
+    deadline = time.monotonic() + 5  # standard error is drained on a thread of its own
+    logged = re.compile(r'mine: a kind named \\?"workout\\?" is already loaded; skipped')
+    while not logged.search(srv.output()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert logged.search(srv.output()), srv.output()
+    # The built-in folder checked by itself clashes with nothing.
+    builtin = subprocess.run([str(liveactivity_bin()), "kinds", "check", str(REPO_ROOT / "Kinds")], capture_output=True,
+                             text=True, timeout=20, stdin=subprocess.DEVNULL)
+    assert builtin.returncode == 0 and "ok\tworkout" in builtin.stdout, (builtin.stdout, builtin.stderr)
 
 
 DELIVERY_SWIFT = """\

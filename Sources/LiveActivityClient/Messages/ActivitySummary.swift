@@ -34,7 +34,10 @@ public struct ActivitySummary: Sendable, Equatable {
         kindProblem = value.member("kindProblem")?.stringValue
     }
 
-    /// The end of the countdown in a content state: `workoutTimer`'s, else the first range's (keys sorted).
+    /// The end of the countdown in a content state: `workoutTimer`'s, else the first range's (keys sorted), else
+    /// the state's one `Date` field (an ETA: a declared kind's `countdown` may be a plain `Date`, which the
+    /// server counts down to as it does to a range's end). Several `Date` fields and no range: nil (the
+    /// kind's `kind.json` picks one; `watch` then takes the end from the server's ticks, ``counting(to:)``).
     static func countdownEnd(in state: JSONValue?) -> Date? {
         guard case .object(let members)? = state else { return nil }
         if let end = members["workoutTimer"]?.member("end")?.stringValue.flatMap(ISODate.parse) { return end }
@@ -44,7 +47,17 @@ public struct ActivitySummary: Sendable, Equatable {
                 return end
             }
         }
-        return nil
+        let dates = members.filter { $0.key != "pausedAt" }.values.compactMap { $0.stringValue.flatMap(ISODate.parse) }
+        return dates.count == 1 ? dates[0] : nil
+    }
+
+    /// This summary with the countdown's end a `tick` reports (`remainingSeconds` at its `serverTime`), when
+    /// the state alone did not give one (a kind whose `countdown` is one of several `Date` fields).
+    public func counting(to end: Date) -> ActivitySummary {
+        guard timerEnd == nil else { return self }
+        var summary = self
+        summary.timerEnd = end
+        return summary
     }
 
     /// Whether the activity is `active` or `stale`, so its countdown runs.
