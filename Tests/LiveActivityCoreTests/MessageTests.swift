@@ -33,6 +33,9 @@ struct MessageTests {
         (#"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
         (#"{"type":"update","activityId":"a","durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
         (#"{"type":"end","activityId":"a","durationSeconds":60,"content":{"state":{}}}"#, .invalidField, "durationSeconds"),
+        // activityId and "all": true are alternatives too: both must not end every activity.
+        (#"{"type":"end","activityId":"a","all":true}"#, .invalidField, "all"),
+        (#"{"type":"stop","all":true,"activityId":"a"}"#, .invalidField, "all"),
     ])
     func badMessagesNameTheirField(json: String, code: ProtocolError.Code, field: String?) throws {
         let error = try #require(parseError(json))
@@ -41,6 +44,9 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix(field)) }
         if json.contains("durationSeconds"), json.contains("content") {
             #expect(error.message == "durationSeconds: content and durationSeconds are mutually exclusive; give one of them")
+        }
+        if json.contains("activityId"), json.contains(#""all":true"#) {
+            #expect(error.message == "all: activityId and all are mutually exclusive; give one of them")
         }
     }
 

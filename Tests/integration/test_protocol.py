@@ -352,6 +352,25 @@ def test_end_all_with_past_after_date_dismisses_at_once(server):
     run(body())
 
 
+@pytest.mark.parametrize("kind", ["end", "stop"])
+def test_end_with_activity_id_and_all_is_refused_and_ends_nothing(server, kind):
+    """activityId and "all": true are alternatives: both is invalid_field naming all, never "end every one"."""
+    async def body():
+        async with two_clients(server.ws_url) as (a, b):
+            ack1, _ = await start_activity(a, [b], rid="s1")
+            ack2, started2 = await start_activity(a, [b], rid="s2", workout="yoga")
+            id1, id2 = ack1["activityId"], ack2["activityId"]
+            await send_json(a, {"type": kind, "requestId": "both", "activityId": id1, "all": True})
+            err = check_error(await recv_non_tick(a), "invalid_field", "all", "both")
+            assert err["message"] == "all: activityId and all are mutually exclusive; give one of them", err
+            snap = await list_snapshot(a, "after")
+            assert snap["sequence"] == started2["sequence"], snap
+            assert sorted(x["id"] for x in snap["activities"]) == sorted([id1, id2]), snap
+            assert all(x["activityState"] == "active" for x in snap["activities"]), snap
+            await expect_silence(b, 0.2)  # no ended event was broadcast
+    run(body())
+
+
 def test_end_after_future_date_is_capped_at_four_hours(server):
     async def body():
         async with connect(server.ws_url) as a:

@@ -29,6 +29,14 @@ package struct HTTPRequest: Sendable {
         }
     }
 
+    /// APNs request fields that must not be sent twice (APNs: 400 `DuplicateHeaders`), lower-case: the one
+    /// list both transports check (the HTTP/2 port's request head and the HTTP/1.1 adapter).
+    package static let singleFields: Set<String> = ["authorization", "apns-id", "apns-push-type", "apns-topic", "apns-priority",
+                                                     "apns-expiration", "apns-collapse-id", "apns-channel-id", "apns-request-id"]
+
+    /// What a request that sent `name` (one of ``singleFields``) more than once is told, naming it.
+    package static func duplicateHeaderDetail(_ name: String) -> String { "\(name): sent more than once" }
+
     /// The request method.
     package var method: HTTPMethod
     /// The path, percent-decoded, without the query: `/api/activities/abc`.
@@ -44,6 +52,10 @@ package struct HTTPRequest: Sendable {
     package var body: [UInt8]
     /// The protocol version it came over.
     package var version: Version = .http1
+    /// Fields of ``singleFields`` the HTTP/1.1 adapter saw more than once, lower-case and sorted (their
+    /// ``headers`` value is then not to be trusted). The APNs endpoints refuse such a request (400
+    /// `DuplicateHeaders`); the HTTP/2 port refuses it before routing and never sets this.
+    package var repeatedFields: [String] = []
     /// The values of the route pattern's `{name}` segments (and `**`, the rest of the path), set by ``Router``.
     package var parameters: [String: String] = [:]
     /// State of the connection it came over that outlives one request: on the APNs port, the HTTP/2

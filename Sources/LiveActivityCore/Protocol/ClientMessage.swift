@@ -364,8 +364,16 @@ public struct EndCommand: Sendable {
         self.dismissalPolicy = dismissalPolicy
     }
 
+    /// Reads `activityId` or `"all": true`, never both.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming `all` when both are given (they are alternatives,
+    ///   and silently ending every activity would lose the one named), `missing_field` naming `activityId`
+    ///   when neither is.
     init(_ message: FieldReader) throws(ProtocolError) {
         if try message.bool("all") == true {
+            if message.value("activityId") != nil {
+                throw .invalid(message.path("all"),
+                               "\(message.path("activityId")) and \(message.path("all")) are mutually exclusive; give one of them")
+            }
             target = .all
         } else if let id = try message.string("activityId", maxLength: 128) {
             target = .one(id)

@@ -127,8 +127,9 @@ final class HTTPAdapter {
     func request(_ wsi: OpaquePointer, sessionData: UnsafeMutableRawPointer) -> Int32 {
         guard let (method, path) = Self.target(wsi) else { return -1 }
         release(sessionData: sessionData)
-        let request = HTTPRequest(method: method, path: path, query: HTTPRequest.queryFields(fromFragments: Self.queryFragments(wsi)),
+        var request = HTTPRequest(method: method, path: path, query: HTTPRequest.queryFields(fromFragments: Self.queryFragments(wsi)),
                                   headers: Self.headers(wsi))
+        request.repeatedFields = Self.repeatedSingleFields(wsi)
         let exchange = HTTPExchange(wsi: wsi, request: request)
         sessionData.storeBytes(of: Unmanaged.passRetained(exchange).toOpaque(), toByteOffset: Self.exchangeOffset,
                                as: UnsafeMutableRawPointer?.self)
@@ -342,6 +343,21 @@ final class HTTPAdapter {
             if let value = customHeader(wsi, name) { headers[name] = value }
         }
         return headers
+    }
+
+    /// The fields of ``HTTPRequest/singleFields`` the request sent more than once, sorted; the APNs endpoints
+    /// refuse them (400 `DuplicateHeaders`), as the HTTP/2 port does.
+    ///
+    /// lws 4.1 keeps each repeat of a field it has a token for as one more fragment of it (and `lws_hdr_copy`
+    /// joins them with `,`): there are more when the total length is more than the first fragment's (the joining
+    /// comma counts, so an empty repeat is seen too). Of a custom field (`apns-push-type`) lws 4.1 stores every
+    /// repeat but looks up only the first (`lws_hdr_custom_length`; it has no `lws_hdr_custom_name_foreach`), so
+    /// the repeats of those cannot be seen here.
+    static func repeatedSingleFields(_ wsi: OpaquePointer) -> [String] {
+        knownHeaders.filter { name, token in
+            HTTPRequest.singleFields.contains(name)
+                && lws_hdr_total_length(wsi, token) > lws_hdr_fragment_length(wsi, token, 0)
+        }.map(\.0).sorted()
     }
 
     /// The value of one header lws parses under `token`, or nil (absent, or longer than ``maximumFieldBytes``).

@@ -15,9 +15,9 @@ struct HTTP2RequestHead: Sendable {
     /// Their size as RFC 9113 §6.5.2 counts it: name and value bytes plus 32 per field.
     var size = 0
 
-    /// APNs request fields that must not be sent twice (APNs: 400 `DuplicateHeaders`).
-    static let singleFields: Set<String> = ["authorization", "apns-id", "apns-push-type", "apns-topic", "apns-priority",
-                                             "apns-expiration", "apns-collapse-id", "apns-channel-id", "apns-request-id"]
+    /// APNs request fields that must not be sent twice (APNs: 400 `DuplicateHeaders`): ``HTTPRequest/singleFields``,
+    /// the list the HTTP/1.1 adapter checks too.
+    static let singleFields = HTTPRequest.singleFields
 
     /// Why a request cannot be handed to the route table, with the APNs-shaped answer to give instead.
     struct Refusal: Error, Equatable {
@@ -55,7 +55,7 @@ struct HTTP2RequestHead: Sendable {
             default:
                 if name.hasPrefix(":") { continue }
                 if Self.singleFields.contains(name), !seen.insert(name).inserted {
-                    throw Refusal(status: 400, reason: "DuplicateHeaders", detail: "\(name): sent more than once")
+                    throw Refusal(status: 400, reason: "DuplicateHeaders", detail: HTTPRequest.duplicateHeaderDetail(name))
                 }
                 if let earlier = headers[name] {
                     headers[name] = earlier + ", " + value

@@ -72,10 +72,11 @@ struct ChannelEndpoint {
 
     // MARK: Checks
 
-    /// The checks every channel and broadcast request passes: `apns-request-id` a UUID, the bundle ID's shape,
+    /// The checks every channel and broadcast request passes: no APNs field sent twice, `apns-request-id` a UUID, the bundle ID's shape,
     /// the provider.
     /// - Returns: the request id to answer with and the bundle ID.
     private func common(_ request: HTTPRequest, _ context: Context) throws(PushRejection) -> (requestId: String, bundleId: String) {
+        try APNsHeaderChecks.singleFields(request)
         _ = try APNsHeaderChecks.messageID(request, header: "apns-request-id")
         let bundle = request.parameters["bundle"] ?? ""
         guard BroadcastChannel.isWellFormedBundleID(bundle) else {
@@ -166,6 +167,7 @@ struct ChannelEndpoint {
                                                          extraHeaders: result.status == 200 ? [("apns-channel-id", broadcast.channelId)] : []))
         }
         do throws(PushRejection) {
+            try APNsHeaderChecks.singleFields(request)
             try APNsHeaderChecks.pushType(request)
             let (_, bundle) = try common(request, context)
             let channel = try context.registry().channel(request.headers["apns-channel-id"], bundleId: bundle)

@@ -133,6 +133,14 @@ enum APNsHeaderChecks {
         return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
+    /// No APNs field sent twice: the HTTP/1.1 adapter marks them (``HTTPRequest/repeatedFields``); the HTTP/2
+    /// port refuses them before routing, with the same answer.
+    /// - Throws: 400 `DuplicateHeaders` naming the first such field.
+    static func singleFields(_ request: HTTPRequest) throws(PushRejection) {
+        guard let name = request.repeatedFields.first else { return }
+        throw PushRejection(status: 400, reason: "DuplicateHeaders", detail: HTTPRequest.duplicateHeaderDetail(name), field: name)
+    }
+
     /// `apns-id` (or `apns-request-id`): nil when absent, the value when it is a UUID.
     /// - Throws: 400 `BadMessageId` naming the header otherwise.
     static func messageID(_ request: HTTPRequest, header: String = "apns-id") throws(PushRejection) -> String? {

@@ -90,6 +90,7 @@ struct PushEndpoint {
             responder.respond(APNsHeaderChecks.response(result, uniqueID: uniqueID))
         }
         do throws(PushRejection) {
+            try APNsHeaderChecks.singleFields(request)
             try APNsHeaderChecks.pushType(request)
             _ = try APNsHeaderChecks.messageID(request)
             let grant = try context.authority.authorize(request, now: context.now())
