@@ -25,6 +25,9 @@ SANITIZER = os.environ.get("LIVEACTIVITY_SANITIZER")
 # Under a sanitizer what counts is its reports on these code paths, not the time: a smaller log.
 LOG_EVENTS = 500 if SANITIZER else 2_000
 LATENCY_BOUND = 0.250
+# The server's longest replay (maximumResumeEvents): a client further behind gets a reset snapshot instead
+# (only Tests/bench/read_probe.py's larger logs get there).
+LONGEST_REPLAY = 10_000
 
 
 async def fill_log(ws, activity_id: str, count: int) -> int:
@@ -59,17 +62,23 @@ def read_over_and_over(url: str, ws_url: str, big: str, last: int, stop, results
     """The readers (in a child process): two clients resuming from far back, then asking `history` and
     `catchUp` in one go, and one HTTP client reading the timeline, a rendering of an instant, the inspections
     and the history, until `stop`; puts "reading" once started, then the counts of reads done (or the error)."""
-    reads = {"resume": 0, "catchUp": 0, "history": 0, "http": 0}
+    reads = {"resume": 0, "catchUp": 0, "history": 0, "http": 0, "reset": 0}
 
     async def resumer(since: int):
         while not stop.is_set():
             async with connect(f"{ws_url}?since={since}", max_size=64 * 1024 * 1024) as r:
                 got, caught = await read_resume(r, timeout=60)
-                # Complete and in order: every event after `since`, then caughtUp.
-                assert caught["type"] == "caughtUp", caught
-                seqs = [e["sequence"] for e in got]
-                assert seqs == list(range(since + 1, caught["sequence"] + 1)), (seqs[:3], seqs[-3:], caught["sequence"])
-                reads["resume"] += 1
+                too_far = last - since > LONGEST_REPLAY
+                if too_far:
+                    # Further back than the server replays: a reset snapshot, nothing replayed.
+                    assert caught["type"] == "snapshot" and caught.get("reset") and not got, caught
+                    reads["reset"] += 1
+                else:
+                    # Complete and in order: every event after `since`, then caughtUp.
+                    assert caught["type"] == "caughtUp", caught
+                    seqs = [e["sequence"] for e in got]
+                    assert seqs == list(range(since + 1, caught["sequence"] + 1)), (seqs[:3], seqs[-3:], caught["sequence"])
+                    reads["resume"] += 1
                 await send_json(r, {"type": "history", "requestId": "h", "limit": 50})
                 await send_json(r, {"type": "catchUp", "requestId": "c", "since": since})
                 # Replies in the order asked: history first, then the replay and its caughtUp.
@@ -81,7 +90,7 @@ def read_over_and_over(url: str, ws_url: str, big: str, last: int, stop, results
                         seen_history = True
                         reads["history"] += 1
                     elif m.get("requestId") == "c":
-                        assert seen_history and m["type"] == "caughtUp", m
+                        assert seen_history and m["type"] == ("snapshot" if too_far else "caughtUp"), m
                         reads["catchUp"] += 1
                         break
 
