@@ -8,7 +8,9 @@ import Synchronization
 final class ClusterFeed: @unchecked Sendable {
     private let connection: RedisConnection
     private let stream: String
-    private let deliver: @Sendable ([ActivityEvent]) -> Void
+    /// Where events go; dropped by ``stop()``, so that a thread still blocked in its last read (up to 1 s)
+    /// no longer holds the server's objects (LeakSanitizer saw a stopped server kept alive through it).
+    private let deliver: Locked<(@Sendable ([ActivityEvent]) -> Void)?>
     /// The store's kinds, which read each event's countdown.
     private let kinds: Locked<KindRegistry>
     private let stopped = Atomic<Bool>(false)
@@ -20,7 +22,7 @@ final class ClusterFeed: @unchecked Sendable {
         self.connection = connection
         self.kinds = kinds
         self.stream = stream
-        self.deliver = deliver
+        self.deliver = Locked(deliver)
         last = sequence
     }
 
@@ -30,8 +32,11 @@ final class ClusterFeed: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops after the current read (at most one block interval, 1 s).
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Stops after the current read (at most one block interval, 1 s), delivering nothing more from now on.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        deliver.withLock { $0 = nil }
+    }
 
     private func run() {
         var backoff = 0.2
@@ -46,6 +51,7 @@ final class ClusterFeed: @unchecked Sendable {
                 let events = try entries.map { entry in try Self.event(from: entry, kinds: registry) }.filter { $0.sequence > last }
                 guard let newest = events.last else { continue }
                 last = newest.sequence
+                guard let deliver = deliver.withLock({ $0 }) else { break }
                 deliver(events)
             } catch {
                 connection.disconnect()
