@@ -91,7 +91,7 @@ final class ServerLWSApplication: LWSApplication {
     }
 
     func publishes(_ upgrade: UpgradeRequest) -> Bool {
-        upgrade.shareToken == nil && server.configuration.access.role(presenting: upgrade.token) == .controller
+        server.sessions.role(for: upgrade) == .controller
     }
 
     func sessionOpened(_ upgrade: UpgradeRequest, connection: ConnectionHandle, deflate: PermessageDeflate?, offer: String?) -> Session {

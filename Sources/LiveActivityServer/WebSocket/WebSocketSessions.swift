@@ -138,6 +138,13 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         return configuration.allowedOrigins.contains { $0.lowercased() == origin }
     }
 
+    /// The role an admitted handshake gets: a share link's viewer, else what its token grants (none:
+    /// unauthenticated).
+    func role(for upgrade: UpgradeRequest) -> AccessPolicy.Role {
+        let share = upgrade.shareToken.flatMap { token in context.share(token) }
+        return share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
+    }
+
     /// Registers a new client and queues its first message: a `snapshot` (or the events after
     /// `?since=`), or, if it must present a token first, an `unauthorized` error.
     /// - Parameters:
@@ -150,7 +157,7 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         let id = nextSessionID
         nextSessionID += 1
         let share: Share? = upgrade.shareToken.flatMap { token in context.share(token) }
-        let role: AccessPolicy.Role = share != nil ? .viewer : (configuration.access.role(presenting: upgrade.token) ?? .unauthenticated)
+        let role = role(for: upgrade)
         let session = Session(id: id, connection: connection, role: role,
                               rateLimit: MessageRateLimit(bucket: TokenBucket(capacity: configuration.messageBurst, rate: configuration.messagesPerSecond),
                                                           closeAfter: configuration.rateLimitedBeforeClose))
