@@ -22,9 +22,9 @@ from pathlib import Path
 
 import httpx
 import jwt
-from websockets.sync.client import connect as ws_connect
 
 from support import Launched, launch
+from wsclient import LoopConnection
 
 KID, TEAM = "ABC123DEFG", "TEAM123456"
 BUNDLE = "com.example.liveactivity"
@@ -193,9 +193,7 @@ class Watcher:
     def __init__(self, server: APNsServer):
         # A fresh TLS server's first handshake has taken over 5 s on a loaded 2-core CI machine (as in
         # test_access.py): wait for the handshake generously; nothing here measures its speed.
-        self._connection = (ws_connect(server.ws_url, ssl=server.tls, open_timeout=30) if server.tls
-                            else ws_connect(server.ws_url, open_timeout=5))
-        self.ws = self._connection.__enter__()
+        self.ws = LoopConnection(server.ws_url, ssl=server.tls, open_timeout=30 if server.tls else 5)
         self.buffer: list[dict] = []
         snapshot = self.wait(lambda m: m["type"] == "snapshot")
         self.snapshot = snapshot
@@ -232,4 +230,4 @@ class Watcher:
         return self.wait(lambda m: m.get("requestId") == rid and m["type"] in ("ack", "error"))
 
     def close(self) -> None:
-        self._connection.__exit__(None, None, None)
+        self.ws.close()

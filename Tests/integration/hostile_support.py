@@ -29,6 +29,7 @@ from typing import Any
 from websockets.sync.client import connect as sync_connect
 
 from support import Launched, launch  # noqa: F401  (re-exported)
+from wsclient import LoopConnection
 
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
@@ -363,8 +364,11 @@ class Watcher:
         kw.setdefault("open_timeout", 5)
         kw.setdefault("max_size", 4 * 1024 * 1024)
         if ssl_context is not None:
-            kw["ssl"] = ssl_context
-        self._cm = sync_connect(url, ping_interval=None, **kw)
+            # Over TLS the sync client would read on its thread while `request` writes on the caller's: two
+            # threads in one OpenSSL session (see wsclient.LoopConnection).
+            self._cm = LoopConnection(url, ping_interval=None, ssl=ssl_context, **kw)
+        else:
+            self._cm = sync_connect(url, ping_interval=None, **kw)
         self.ws = self._cm.__enter__()
         self.log: list[tuple[float, dict[str, Any]]] = []
         self.replies: queue.Queue[dict[str, Any]] = queue.Queue()  # every message carrying a requestId

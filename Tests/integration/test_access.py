@@ -17,10 +17,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from websockets.sync.client import connect as sync_connect
 
 from hostile_support import RawWS, Watcher, healthz, http_upgrade
 from support import http_get, launch, liveactivity_bin
+from wsclient import LoopConnection
 
 CONTROLLER = "controller-" + "c" * 24
 VIEWER = "viewer-" + "v" * 24
@@ -272,7 +272,7 @@ def test_tls_serves_https_and_wss_with_deflate(tmp_path, self_signed):
             assert b"<html" in r.read().lower()
         assert healthz(srv.port, ctx)["status"] == "ok"
         # wss with permessage-deflate (websockets offers it by default)
-        with sync_connect(f"wss://127.0.0.1:{srv.port}/ws", ssl=ctx, open_timeout=30) as ws:
+        with LoopConnection(f"wss://127.0.0.1:{srv.port}/ws", ssl=ctx, open_timeout=30) as ws:
             ext = ws.response.headers.get("Sec-WebSocket-Extensions", "")
             assert "permessage-deflate" in ext, ext
             snap = json.loads(ws.recv(timeout=15))

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from contextlib import asynccontextmanager
 from typing import Any, Callable
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as _ws_connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidStatus
 from schema_check import validate_server
 
 Message = dict[str, Any]
@@ -183,3 +184,78 @@ async def refused_status(url: str, **kwargs: Any) -> int:
     except InvalidStatus as refused:
         return refused.response.status_code
     raise AssertionError(f"the WebSocket handshake to {url} was accepted; expected a refusal")
+
+
+class LoopConnection:
+    """A real `websockets` client for synchronous tests, with every socket and TLS call on one thread.
+
+    websockets' sync client (`websockets.sync.client.connect`) reads on a thread of its own while the caller
+    writes. Over TLS that puts two threads in one OpenSSL session at once, which OpenSSL forbids: CI's Python
+    crashed (SIGSEGV in `ssl.read`) in a test that sent while the reader read. Here one event-loop thread owns the
+    connection (asyncio's TLS runs there too) and `recv`, `send` and `close` hand it coroutines.
+
+    `url` and keywords go to `connect` (so `ssl=`, `open_timeout=`, `compression=` work as there). `response` is
+    the handshake's HTTP response. Use as a context manager, or call `close()`.
+    """
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="LoopConnection", daemon=True)
+        self._thread.start()
+
+        async def open_connection() -> ClientConnection:
+            return await connect(url, **kwargs)
+        try:
+            self._ws = self._call(open_connection())
+        except BaseException:
+            self._stop_loop()
+            raise
+        self.response = self._ws.response
+
+    def _call(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def recv(self, timeout: float | None = None) -> str | bytes:
+        """The next message; raises TimeoutError after `timeout` seconds (cancelling a recv loses nothing in
+        websockets' asyncio client), ConnectionClosed once the connection is closed."""
+        return self._call(asyncio.wait_for(self._ws.recv(), timeout))
+
+    def send(self, message: str | bytes) -> None:
+        """Send one text (str) or binary (bytes) message."""
+        self._call(self._ws.send(message))
+
+    def __iter__(self):
+        """Messages until the connection closes: ends on a normal closure, raises ConnectionClosedError on any
+        other (as websockets' sync client does)."""
+        try:
+            while True:
+                yield self.recv()
+        except ConnectionClosedOK:
+            return
+
+    def close(self) -> None:
+        """Close the connection (normal closure, 1000) and stop the loop thread; safe to call twice. A `recv`
+        still waiting on another thread gets ConnectionClosed."""
+        if self._loop.is_closed():
+            return
+        try:
+            self._call(self._ws.close())
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        async def cancel_the_rest() -> None:  # so no caller waits on a future of a stopped loop
+            rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in rest:
+                task.cancel()
+            await asyncio.gather(*rest, return_exceptions=True)
+        self._call(cancel_the_rest())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    def __enter__(self) -> "LoopConnection":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
