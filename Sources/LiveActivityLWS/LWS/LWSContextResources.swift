@@ -20,8 +20,15 @@ final class LWSContextResources {
     /// 512 holds any control frame (at most 125 bytes) and a viewer's requests.
     static let receiveBufferBytes = 512
     /// The same for a controller: it publishes, and each service round reads at most this much of its
-    /// updates into the round's one broadcast batch (at 512 the fast case fell to a third of its rate).
-    static let controllerReceiveBufferBytes = 4096
+    /// updates into the round's one broadcast batch (at 512 the fast case fell to a third of its rate). At
+    /// 4 KiB a round took about 13 updates of 300 bytes and each client's write carried 11 frames; at 16 KiB
+    /// (with ``serviceBufferBytes``) a publisher's 32 updates in flight fit one round, a write carries 21
+    /// and the server's CPU per delivery fell by a third (BENCHMARKS.md, issue 30).
+    static let controllerReceiveBufferBytes = 16384
+    /// lws's one buffer per service thread (`pt_serv_buf_size`; 4 KiB when 0): every WebSocket read goes
+    /// through it, so it caps a round's read from any client below the client's `rx_buffer_size`. As large
+    /// as the controller's receive buffer; one per thread, not per connection.
+    static let serviceBufferBytes = controllerReceiveBufferBytes
 
     /// Most bytes lws 4.1 hands to one `send()` (`tx_packet_size`; 0 meant `rx_buffer_size`, else
     /// `pt_serv_buf_size`): `lws_issue_raw` cuts every write at this size plus LWS_PRE + 4 and copies the

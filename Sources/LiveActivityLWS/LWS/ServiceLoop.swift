@@ -50,6 +50,7 @@ extension LWSServerAdapter {
         // connection without a word. Each header (the request target too) is now cut at its limit, the buffer
         // has room for several such, and HTTPAdapter answers 414 / 431 (LWS_CALLBACK_FILTER_HTTP_CONNECTION).
         info.max_http_header_data = UInt16(HTTPAdapter.headerBufferBytes)
+        info.pt_serv_buf_size = UInt32(LWSContextResources.serviceBufferBytes)
         info.token_limits = UnsafePointer(resources.tokenLimits)
         // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
         // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
