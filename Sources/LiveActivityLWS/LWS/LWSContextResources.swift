@@ -23,7 +23,7 @@ final class LWSContextResources {
     /// updates into the round's one broadcast batch (at 512 the fast case fell to a third of its rate). At
     /// 4 KiB a round took about 13 updates of 300 bytes and each client's write carried 11 frames; at 16 KiB
     /// (with ``serviceBufferBytes``) a publisher's 32 updates in flight fit one round, a write carries 21
-    /// and the server's CPU per delivery fell by a third (BENCHMARKS.md, issue 30).
+    /// and the server's CPU per delivery fell by a sixth (0.84×; BENCHMARKS.md, issue 30).
     static let controllerReceiveBufferBytes = 16384
     /// lws's one buffer per service thread (`pt_serv_buf_size`; 4 KiB when 0): every WebSocket read goes
     /// through it, so it caps a round's read from any client below the client's `rx_buffer_size`. As large
