@@ -155,7 +155,10 @@ public struct ActivityCenter: Sendable {
         if timer != activity.timer { activity.timerFinished = false }
         activity.timer = timer
         if activity.activityState == .stale { activity.activityState = .active }
-        activity.kindProblem = kindProblem(of: activity)
+        // The new state has just passed `kind`, and the attributes, fixed, passed it when it last loaded
+        // (``markKindProblems()`` runs on every reload): an unmarked activity stays unmarked without being read
+        // again; a marked one is read again, as its state may be what was wrong.
+        if activity.kindProblem != nil { activity.kindProblem = kindProblem(of: activity) }
         activities[activity.id] = activity
         return Outcome(activityId: activity.id, events: [event(.updated, activity, alert: command.alert)])
     }
