@@ -265,7 +265,8 @@ public enum ContentLimits {
     public static let maximumStateBytes = 4096
 
     static func check(state: JSONValue, field: String) throws(ProtocolError) {
-        let size = (try? MessageEncoder.encoder.encode(state).count) ?? 0
+        var text = JSONTextWriter(capacity: 1024)
+        let size = (try? text.value(state)) != nil ? text.bytes.count : 0
         if size > maximumStateBytes {
             throw ProtocolError(.limitExceeded, field: field,
                                 message: "\(field): content state is \(size) bytes encoded; the limit is \(maximumStateBytes)")

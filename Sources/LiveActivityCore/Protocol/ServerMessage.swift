@@ -39,6 +39,14 @@ public enum ServerMessage: Sendable {
     ///   can tell a silent connection from its first message rather than from its first heartbeat; nil
     ///   leaves it out (HTTP reads).
     public func encoded(heartbeatSeconds: Int? = nil) -> [UInt8] {
+        // The messages of every update, written without Codable (the same bytes; ServerMessage+Text.swift).
+        if let text = writtenDirectly() { return text }
+        return codableEncoded(heartbeatSeconds: heartbeatSeconds)
+    }
+
+    /// The text through `JSONEncoder` and ``Wire``: every message (the reference the direct writer is tested
+    /// against).
+    func codableEncoded(heartbeatSeconds: Int? = nil) -> [UInt8] {
         do {
             return Array(try MessageEncoder.encoder.encode(Wire(self, heartbeatSeconds: heartbeatSeconds)))
         } catch {

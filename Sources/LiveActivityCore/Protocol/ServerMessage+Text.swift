@@ -1,0 +1,87 @@
+import Foundation
+
+/// The messages every update sends — the `activity` event to every watching client and the `ack` to the
+/// client that sent it — written straight by ``JSONTextWriter``: the same bytes as ``ServerMessage/codableEncoded(heartbeatSeconds:)``
+/// (keys sorted, the same fields present or absent), at a fraction of `JSONEncoder`'s cost per update.
+/// `JSONTextWriterTests` compares the two on generated messages.
+extension ServerMessage {
+    /// The text of an `activity` or `ack`, or `nil` for every other message (and for a number JSON cannot
+    /// hold, which the Codable path answers with its `internal` error).
+    func writtenDirectly() -> [UInt8]? {
+        var text = JSONTextWriter(capacity: 1024)
+        do throws(JSONTextWriter.NonFiniteNumber) {
+            switch self {
+            case .activity(let event, let serverTime):
+                text.beginObject()
+                text.key("activity"); try text.activity(event.activity)
+                if let alert = event.alert { text.key("alert"); text.alert(alert) }
+                text.key("event"); text.string(event.kind.rawValue)
+                text.key("sequence"); text.integer(event.sequence)
+                text.key("serverTime"); text.date(serverTime)
+                text.key("type"); text.raw("\"activity\"")
+                text.endObject()
+            case .ack(let requestId, let activityId, let activityIds):
+                text.beginObject()
+                if let activityId { text.key("activityId"); text.string(activityId) }
+                if let activityIds {
+                    text.key("activityIds"); try text.value(.array(activityIds.map(JSONValue.string)))
+                }
+                if let requestId { text.key("requestId"); try text.value(requestId) }
+                text.key("type"); text.raw("\"ack\"")
+                text.endObject()
+            default:
+                return nil
+            }
+        } catch {
+            return nil
+        }
+        return text.bytes
+    }
+}
+
+extension JSONTextWriter {
+    /// The protocol's activity object, as ``Activity/encode(to:)`` writes it (not the stores' form).
+    mutating func activity(_ activity: Activity) throws(NonFiniteNumber) {
+        beginObject()
+        key("activityState"); string(activity.activityState.rawValue)
+        key("attributes"); try value(activity.attributes)
+        key("attributesType"); string(activity.attributesType)
+        if let channelId = activity.channelId { key("channelId"); string(channelId) }
+        key("content"); try content(activity.content)
+        key("dismissalDate"); date(activity.dismissalDate)
+        key("endDate"); date(activity.endDate)
+        if let endReason = activity.endReason { key("endReason"); string(endReason.rawValue) }
+        key("id"); string(activity.id)
+        if let problem = activity.kindProblem { key("kindProblem"); string(problem) }
+        if let pushToken = activity.pushToken { key("pushToken"); string(pushToken) }
+        key("startDate"); date(activity.startDate)
+        if let thumbnail = activity.thumbnail {
+            key("thumbnail")
+            beginObject()
+            for scale in ActivityThumbnail.scales {
+                if bytes.last != UInt8(ascii: "{") { raw(",") }
+                string("\(scale)x"); raw(":"); string(thumbnail.path(scale: scale))
+            }
+            endObject()
+        }
+        endObject()
+    }
+
+    /// `{relevanceScore, staleDate, state}`, as ``ActivityContent/encode(to:)`` writes it.
+    mutating func content(_ content: ActivityContent) throws(NonFiniteNumber) {
+        beginObject()
+        key("relevanceScore"); try number(content.relevanceScore)
+        key("staleDate"); date(content.staleDate)
+        key("state"); try value(content.state)
+        endObject()
+    }
+
+    /// `{body, sound?, title}`, as `AlertConfiguration`'s synthesized encoding writes it.
+    mutating func alert(_ alert: AlertConfiguration) {
+        beginObject()
+        key("body"); string(alert.body)
+        if let sound = alert.sound { key("sound"); string(sound) }
+        key("title"); string(alert.title)
+        endObject()
+    }
+}
