@@ -4,7 +4,8 @@ import Synchronization
 /// A bounded, non-blocking queue of log lines in front of one file descriptor (standard error, standard output).
 ///
 /// ``write(_:)`` copies a line into the queue and returns at once; one background thread, started at the first
-/// write, writes the queue to the descriptor in order. The queue holds at most ``capacityLines`` lines and
+/// write, writes the queue to the descriptor in order, a batch at a time; while lines come faster than 100 a
+/// second it pauses 10 ms after each batch, so that they share one `write(2)`. The queue holds at most ``capacityLines`` lines and
 /// ``capacityBytes`` bytes, counting the batch being written: when the descriptor does not drain (a pipe nobody
 /// reads, a terminal stopped with Ctrl-S, a stalled log shipper), a line that does not fit is dropped and
 /// counted in ``droppedLines`` rather than making the caller wait. No lock is held across `write(2)`.
@@ -34,6 +35,13 @@ public final class LogWriter: @unchecked Sendable {
     private var writingLines = 0
     /// {condition} Whether the writer thread was started.
     private var threadStarted = false
+    /// {condition} Whether the writer thread waits for lines (only then does a new line wake it).
+    private var parked = false
+    /// While batches follow each other closer than this (lines coming faster than 100 a second: a line per
+    /// activity event under load), the writer thread pauses this long after each, in nanoseconds, so that the
+    /// lines share one `write(2)` and one wake-up instead of costing a context switch each. A line after a
+    /// quiet spell is written at once.
+    private static let gatherNanoseconds: UInt64 = 10_000_000
     /// Lines dropped: refused because the queue was full, or lost to a write error (a closed descriptor).
     private let dropped = Atomic<Int>(0)
 
@@ -82,7 +90,7 @@ public final class LogWriter: @unchecked Sendable {
             thread.name = "log-writer-\(fileDescriptor)"
             thread.start()
         }
-        condition.broadcast()
+        if parked { condition.broadcast() }
         return true
     }
 
@@ -114,15 +122,21 @@ public final class LogWriter: @unchecked Sendable {
     /// The writer thread: takes everything queued as one batch, writes it without the lock, repeats.
     private func run() {
         var batch: [UInt8] = []
+        var previousStart: UInt64 = 0
         while true {
             condition.lock()
-            while queued.isEmpty { condition.wait() }
+            while queued.isEmpty {
+                parked = true
+                condition.wait()
+                parked = false
+            }
             swap(&batch, &queued)
             writingBytes = batch.count
             writingLines = queuedLines
             queuedLines = 0
             condition.unlock()
 
+            let start = DispatchTime.now().uptimeNanoseconds
             let unwritten = writeFully(fileDescriptor, batch)
             if unwritten > 0 {
                 let lost = batch[(batch.count - unwritten)...].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
@@ -135,6 +149,8 @@ public final class LogWriter: @unchecked Sendable {
             writingLines = 0
             condition.broadcast()
             condition.unlock()
+            if start &- previousStart < Self.gatherNanoseconds { usleep(UInt32(Self.gatherNanoseconds / 1000)) }
+            previousStart = start
         }
     }
 }
