@@ -22,6 +22,12 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // C: libev 4 from Debian (libev-dev), the epoll loop the server runs libwebsockets on through lws's
+        // libev event-library plugin (libwebsockets-evlib-ev, loaded by lws at run time; BENCHMARKS.md, issue 30).
+        .systemLibrary(
+            name: "CLibEv",
+            providers: [.apt(["libev-dev", "libwebsockets-evlib-ev"])]
+        ),
         // C: SQLite 3 from Debian (libsqlite3-dev), the embedded store.
         .systemLibrary(
             name: "CSQLite",
@@ -119,7 +125,7 @@ let package = Package(
         // class-property access on the write path (BENCHMARKS.md, profile). Debug builds keep them.
         .target(
             name: "LiveActivityLWS",
-            dependencies: ["LiveActivityCore", "CLibWebSockets", "CZlib", "LWSSupport"],
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "CLibEv", "CZlib", "LWSSupport"],
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // Transport: the server's features, the hub, the store's side, the APNs listener (OpenSSL, libnghttp2);

@@ -9,8 +9,9 @@
 set -eu
 binary="$1"
 # Opened with dlopen when thumbnails are turned on, so not NEEDED entries: keep in step with the
-# CVIPS_LIBRARY / CCURL_LIBRARY names in Sources/CVips/shim.h and Sources/CCurl/shim.h.
-DLOPENED="libvips.so.42 libcurl.so.4"
+# CVIPS_LIBRARY / CCURL_LIBRARY names in Sources/CVips/shim.h and Sources/CCurl/shim.h. And the plugin
+# libwebsockets opens for the default epoll loop (`serve --event-loop epoll`, Sources/CLibEv/shim.h).
+DLOPENED="libvips.so.42 libcurl.so.4 libwebsockets-evlib_ev.so"
 for soname in $DLOPENED; do
     dpkg -S "*/$soname" >/dev/null 2>&1 || { echo "runtime-packages: no installed package has $soname (install its -dev package)" >&2; exit 1; }
 done

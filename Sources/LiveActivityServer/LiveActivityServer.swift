@@ -299,6 +299,7 @@ public final class LiveActivityServer: @unchecked Sendable {
                           pingIntervalSeconds: configuration.pingIntervalSeconds, idleTimeoutSeconds: configuration.idleTimeoutSeconds,
                           permessageDeflate: configuration.permessageDeflate, shutdownGracePeriod: configuration.shutdownGracePeriod,
                           // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
-                          maximumBodyBytes: APNsPush.maximumBroadcastBytes)
+                          maximumBodyBytes: APNsPush.maximumBroadcastBytes,
+                          eventLoop: configuration.eventLoop == .poll ? .poll : .epoll)
     }
 }

@@ -105,6 +105,18 @@ public struct ServerConfiguration: Sendable {
     /// message is compressed once for all of them (see ``Deflate``); off, lws does not offer the extension
     /// and every client gets plain frames. Default on.
     public var permessageDeflate = true
+    /// Which system call waits for the sockets (`--event-loop epoll|poll`): epoll (through libev and lws's
+    /// libev plugin; one wait costs the same whatever the number of clients) or lws's own `poll(2)` over every
+    /// socket. epoll falls back to poll, with a warning, when libev or `libwebsockets-evlib-ev` is missing.
+    /// Default epoll.
+    public var eventLoop: EventLoop = .epoll
+    /// The choices of ``eventLoop``.
+    public enum EventLoop: String, Sendable, CaseIterable {
+        /// epoll through libev (the default).
+        case epoll
+        /// libwebsockets' own `poll(2)` loop.
+        case poll
+    }
     /// Budget emulation for the push inspector (`--emulate-budget`; see ``BudgetEmulation``). Default off.
     public var budget = BudgetEmulation()
     /// The APNs listener (`--apns-port`, HTTP/2) and how provider tokens are checked (`--apns-key`).

@@ -55,6 +55,8 @@ struct ServeOptions {
       --deflate on|off        permessage-deflate for WebSocket clients that offer it, each message
                               compressed once for all of them (default on)
       --heartbeat-seconds S   seconds between heartbeat messages to every watching client (default 15)
+      --event-loop epoll|poll what waits for the sockets: epoll (through libev) or libwebsockets' own
+                              poll() over every socket (default epoll; poll when libev is missing)
 
     APNs (HTTP/2 provider API for real APNs clients; see docs/APNS-BACKENDS.md)
       --apns-port PORT        also serve APNs's API over HTTP/2 on this port, 0 picks one (default: off;
@@ -156,6 +158,12 @@ struct ServeOptions {
             case "--idle-timeout": options.configuration.idleTimeoutSeconds = try list.whole(for: argument, minimum: 2)
             case "--deflate": options.configuration.permessageDeflate = try list.onOff(for: argument)
             case "--heartbeat-seconds": options.configuration.heartbeatSeconds = try list.whole(for: argument, minimum: 1)
+            case "--event-loop":
+                let name = try list.value(for: argument)
+                guard let loop = ServerConfiguration.EventLoop(rawValue: name) else {
+                    throw UsageError("--event-loop must be epoll or poll, got \"\(name)\"")
+                }
+                options.configuration.eventLoop = loop
             case "--apns-port": apnsPortText = try list.value(for: argument)
             case "--apns-key": options.configuration.apns.keyPath = try list.value(for: argument)
             case "--apns-max-streams": options.configuration.apns.maximumStreams = try list.whole(for: argument, minimum: 1)

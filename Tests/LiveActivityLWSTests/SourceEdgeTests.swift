@@ -58,6 +58,7 @@ struct SourceEdgeTests {
         "CCurl": ["LiveActivityImages/"],
         "CVips": ["LiveActivityImages/"],
         "CZlib": ["LiveActivityLWS/Compression/"],
+        "CLibEv": ["LiveActivityLWS/LWS/EventLoop.swift"],
     ]
 
     @Test func eachCLibraryIsImportedOnlyByItsAdapterFolders() throws {

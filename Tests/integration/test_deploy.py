@@ -418,7 +418,8 @@ def test_containerfile_is_multi_stage_and_installs_what_the_binary_links():
     out = subprocess.run(["sh", str(DEPLOY / "runtime-packages.sh"), str(liveactivity_bin())], capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
     # libnghttp2-14 and libssl3: the APNs port (HTTP/2, TLS), found from the binary like every other library
-    for package in ("libwebsockets17", "libsqlite3-0", "libnghttp2-14", "libssl3"):
+    # libev4 and libwebsockets-evlib-ev: the default epoll loop (libev, and the lws plugin lws opens for it)
+    for package in ("libwebsockets17", "libsqlite3-0", "libnghttp2-14", "libssl3", "libev4", "libwebsockets-evlib-ev"):
         assert package in out, out
     needed = [l.split()[-1].strip("[]") for l in subprocess.run(["objdump", "-p", str(liveactivity_bin())],
               capture_output=True, text=True).stdout.splitlines() if l.strip().startswith("NEEDED")]

@@ -32,11 +32,14 @@ package struct LWSServerSettings: Sendable {
     package var shutdownGracePeriod: TimeInterval
     /// Largest HTTP request body handed to the route table's handlers, in bytes.
     package var maximumBodyBytes: Int
+    /// Which system call waits for the sockets (``LWSEventLoop``); default epoll.
+    package var eventLoop: LWSEventLoop
 
     /// Settings with every value given (see each property).
     package init(listenAddress: String, host: String, port: Int, listensOnIPv4Only: Bool, publicDirectory: String,
                  usesTLS: Bool, tlsCertificatePath: String?, tlsPrivateKeyPath: String?, pingIntervalSeconds: Int, idleTimeoutSeconds: Int,
-                 permessageDeflate: Bool, shutdownGracePeriod: TimeInterval, maximumBodyBytes: Int) {
+                 permessageDeflate: Bool, shutdownGracePeriod: TimeInterval, maximumBodyBytes: Int,
+                 eventLoop: LWSEventLoop = .epoll) {
         self.listenAddress = listenAddress
         self.host = host
         self.port = port
@@ -50,6 +53,7 @@ package struct LWSServerSettings: Sendable {
         self.permessageDeflate = permessageDeflate
         self.shutdownGracePeriod = shutdownGracePeriod
         self.maximumBodyBytes = maximumBodyBytes
+        self.eventLoop = eventLoop
     }
 }
 
@@ -106,6 +110,9 @@ package final class LWSServerAdapter {
     let deflate = Deflate()
     /// Set once the service loop has left its main loop: clients are being closed, handshakes refused.
     package internal(set) var isShuttingDown = false
+    /// The loop the running context waits on (``LWSEventLoop/poll`` when epoll was asked for and could not
+    /// be had); set before the application hears `serviceStarted`.
+    package internal(set) var eventLoop: LWSEventLoop?
 
     /// An adapter that will listen with `settings` and serve `hub`'s sessions; nothing happens until ``run()``.
     /// - Parameters:

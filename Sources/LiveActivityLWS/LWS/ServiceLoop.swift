@@ -55,11 +55,12 @@ extension LWSServerAdapter {
         // lws 4.1 binds the IPv6 wildcard, every interface, when IPv6 is on, whatever IPv4 address it is
         // given (warmcat/libwebsockets#2290): an IPv4 host must turn IPv6 off to mean only that address.
         if settings.listensOnIPv4Only { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
-        guard let context = lws_create_context(&info) else {
+        guard let (context, loop) = ServiceEventLoop.makeContext(&info, wanted: settings.eventLoop, logger: logger) else {
             self.http = nil
             application.serviceFailedToStart(.context)
             return
         }
+        eventLoop = loop.kind
         let host = resources.keep(settings.listenAddress)
         info.port = Int32(settings.port)
         info.iface = UnsafePointer(host)
@@ -78,6 +79,7 @@ extension LWSServerAdapter {
         }
         guard let vhost = lws_create_vhost(context, &info) else {
             lws_context_destroy(context)
+            loop.destroy()
             self.http = nil
             application.serviceFailedToStart(.listen)
             return
@@ -90,9 +92,9 @@ extension LWSServerAdapter {
 
         var failures = 0
         while !isStopRequested {
-            // lws_service fails only on a broken event loop; a few in a row are survivable (and logged),
+            // A turn (lws_service with poll) fails only on a broken event loop; a few in a row are survivable (and logged),
             // a run of them means the loop is gone.
-            let serviced = lws_service(context, 0)
+            let serviced = loop.turn(context)
             finishRound()
             if serviced < 0 {
                 failures += 1
@@ -107,13 +109,14 @@ extension LWSServerAdapter {
         perform(hub.closeAll(reason: "server shutting down"))
         let deadline = Date().addingTimeInterval(settings.shutdownGracePeriod)
         while !hub.sessions.isEmpty, Date() < deadline {
-            let serviced = lws_service(context, 0)
+            let serviced = loop.turn(context)
             finishRound()
             if serviced < 0 { break }
         }
         timer.cancel()
         liveContext.withLock { $0 = nil }
         lws_context_destroy(context)
+        loop.destroy()
         runtime = nil
         for pointer in liveSessionPointers { Unmanaged<Session>.fromOpaque(pointer).release() }
         liveSessionPointers.removeAll()

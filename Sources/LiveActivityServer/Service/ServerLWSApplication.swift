@@ -33,7 +33,8 @@ final class ServerLWSApplication: LWSApplication {
         server.features.replication.start()
         server.runInbox()
         server.logger.info("listening", ["host": server.configuration.host, "port": "\(port)",
-                                         "public": server.configuration.publicDirectory.path])
+                                         "public": server.configuration.publicDirectory.path,
+                                         "event_loop": server.adapter.eventLoop?.rawValue ?? "unknown"])
         server.timing.timerFired()
         // Deadlines that passed while the server was down are durable before the first client is served.
         server.finishStoreWork()
