@@ -8,10 +8,10 @@ extension ServerMessage {
     /// The text of an `activity` or `ack`, or `nil` for every other message (and for a number JSON cannot
     /// hold, which the Codable path answers with its `internal` error).
     func writtenDirectly() -> [UInt8]? {
-        var text = JSONTextWriter(capacity: 1024)
         do throws(JSONTextWriter.NonFiniteNumber) {
             switch self {
             case .activity(let event, let serverTime):
+                var text = JSONTextWriter(capacity: 1024)
                 text.beginObject()
                 text.key("activity"); try text.activity(event.activity)
                 if let alert = event.alert { text.key("alert"); text.alert(alert) }
@@ -20,7 +20,9 @@ extension ServerMessage {
                 text.key("serverTime"); text.date(serverTime)
                 text.key("type"); text.raw("\"activity\"")
                 text.endObject()
+                return text.bytes
             case .ack(let requestId, let activityId, let activityIds):
+                var text = JSONTextWriter(capacity: 128)
                 text.beginObject()
                 if let activityId { text.key("activityId"); text.string(activityId) }
                 if let activityIds {
@@ -29,13 +31,14 @@ extension ServerMessage {
                 if let requestId { text.key("requestId"); try text.value(requestId) }
                 text.key("type"); text.raw("\"ack\"")
                 text.endObject()
+                return text.bytes
             default:
+                // Every other message, written through Codable: no writer is made for it.
                 return nil
             }
         } catch {
             return nil
         }
-        return text.bytes
     }
 }
 
