@@ -20,7 +20,7 @@ extension JSONValue {
     var scalarText: String? {
         switch self {
         case .string(let text): text
-        case .number(let number): number.rounded() == number && abs(number) < 9e15 ? String(Int64(number)) : String(number)
+        case .number(let number): JSONValue.integerForm(of: number).map(String.init) ?? String(number)
         default: nil
         }
     }

@@ -85,8 +85,8 @@ struct JSONTextWriter {
     /// - Throws: ``NonFiniteNumber`` for NaN or ±infinity.
     mutating func number(_ value: Double) throws(NonFiniteNumber) {
         guard value.isFinite else { throw NonFiniteNumber() }
-        if value.rounded() == value, abs(value) < 9.0e15 {
-            integer(Int64(value))
+        if let whole = JSONValue.integerForm(of: value) {
+            integer(whole)
         } else {
             let text = value.description
             bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])

@@ -164,6 +164,12 @@ extension JSONValue: Codable {
         }
     }
 
+    /// The integer a JSON number is written as — `value` when it is integral with magnitude below 9e15, so
+    /// that `3` stays `3` and not `3.0` — or nil for a number written as a `Double` (and for NaN and ±infinity).
+    public static func integerForm(of value: Double) -> Int64? {
+        value.rounded() == value && abs(value) < 9.0e15 ? Int64(value) : nil
+    }
+
     /// Encodes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -171,8 +177,8 @@ extension JSONValue: Codable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value.rounded() == value, abs(value) < 9.0e15 {
-                try container.encode(Int64(value))
+            if let integer = Self.integerForm(of: value) {
+                try container.encode(integer)
             } else {
                 try container.encode(value)
             }
