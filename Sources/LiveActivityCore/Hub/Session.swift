@@ -6,8 +6,10 @@ import Foundation
 package final class Session {
     // MARK: Delivery (the hub's)
     //
-    // The fields a WRITEABLE reads come first, so that they share the object's first cache line: with
-    // thousands of sessions each write touches one more line than the C peer does, not several.
+    // The fields a write reads come first (the broadcast pass's checks, the connection, the scope), so that
+    // they lie in the object's first 128 bytes, the pair of cache lines a core's prefetcher fetches
+    // together: with thousands of sessions each write then touches one more pair than the C peer does, not
+    // several (declared further down, the connection and the scope sat in the object's third and fourth lines).
 
     /// Next broadcast position to write, or `UInt64.max` while the client does not watch (see ``cursor``).
     @usableFromInline var rawCursor: UInt64 = .max
@@ -17,6 +19,8 @@ package final class Session {
     package var pendingReplies = 0
     /// The latest tick not yet written; a newer tick replaces it, so slow clients never pile up ticks.
     package var pendingTick: Frame?
+    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
+    package let connection: ConnectionHandle?
     /// Whether ``closing`` is set.
     package private(set) var isClosing = false
     /// What permessage-deflate allows this client, when it negotiated the extension (set at ESTABLISHED);
@@ -24,6 +28,10 @@ package final class Session {
     /// adapter (`LWS_WRITE_RAW`), compressed once per message for all or stored
     /// (``Frame/deflatedWire(windowBits:using:)``), so lws never creates a compressor for it.
     package var deflate: PermessageDeflate?
+    /// Whether its close frame is written: nothing more is, and the connection waits for the client's.
+    package var closeFrameSent = false
+    /// For a share viewer: the one activity it may see.
+    package var scope: String?
     /// The broadcast position `pendingTick` was made at: it is written after the frames before it and
     /// before the ones from there on, as a reply is.
     package var pendingTickPosition: UInt64 = 0
@@ -37,8 +45,6 @@ package final class Session {
     package var closing: Closing? {
         didSet { isClosing = closing != nil }
     }
-    /// Whether its close frame is written: nothing more is, and the connection waits for the client's.
-    package var closeFrameSent = false
     /// Its unwritten bytes when it was closed (for the log line of a client closed as too slow).
     package var lagAtClose = 0
     /// Whether the hub no longer counts it among the watchers (closing or gone).
@@ -69,8 +75,6 @@ package final class Session {
 
     /// Server-assigned id, for logs and the inspector's subscriber list.
     package let id: UInt64
-    /// The transport connection (opaque outside the lws adapter); nil in tests without sockets.
-    package let connection: ConnectionHandle?
 
     // MARK: Protocol state
 
@@ -84,8 +88,6 @@ package final class Session {
     package var role: AccessPolicy.Role
     /// For a share viewer: the share it came through; it then sees ``scope`` only and may send nothing.
     package var shareId: String?
-    /// For a share viewer: the one activity it may see.
-    package var scope: String?
     /// The `?since=` it connected with: where to resume once it may watch (after `hello` if need be).
     package var resumeFrom: UInt64?
     /// The `?log=` it connected with: the log its `since` belongs to.

@@ -10,10 +10,17 @@ import LiveActivityLWS
 final class ServerLWSApplication: LWSApplication {
     /// The server; it outlives its adapter's service loop (the service thread's closure holds it).
     private unowned(unsafe) let server: LiveActivityServer
+    /// The server's committer and inbox, which ``betweenWrites()`` checks once per client written: held here
+    /// so that those checks take no retain and release of them (the server owns both for as long as it has
+    /// this bridge).
+    private unowned(unsafe) let committer: ChangeCommitter
+    private unowned(unsafe) let inbox: ServiceInbox
 
-    /// A bridge to `server`.
+    /// A bridge to `server`, made once its state is wired (it reads the committer).
     init(server: LiveActivityServer) {
         self.server = server
+        committer = server.committer
+        inbox = server.inbox
     }
 
     // MARK: Life of the service loop
@@ -77,8 +84,8 @@ final class ServerLWSApplication: LWSApplication {
     func betweenWrites() {
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
         // and the store's results (the inbox) are not left waiting for its end.
-        server.committer.releaseHeldSubmissionsIfDue()
-        if server.inbox.hasJobs { server.runInbox() }
+        committer.releaseHeldSubmissionsIfDue()
+        if inbox.hasJobs { server.runInbox() }
     }
 
     func timerFired() {
