@@ -37,11 +37,11 @@ public final class LogWriter: @unchecked Sendable {
     private var threadStarted = false
     /// {condition} Whether the writer thread waits for lines (only then does a new line wake it).
     private var parked = false
-    /// While batches follow each other closer than this (lines coming faster than 100 a second: a line per
+    /// While batches follow each other closer than this (lines coming faster than 40 a second: a line per
     /// activity event under load), the writer thread pauses this long after each, in nanoseconds, so that the
     /// lines share one `write(2)` and one wake-up instead of costing a context switch each. A line after a
     /// quiet spell is written at once.
-    private static let gatherNanoseconds: UInt64 = 10_000_000
+    private static let gatherNanoseconds: UInt64 = 25_000_000
     /// Lines dropped: refused because the queue was full, or lost to a write error (a closed descriptor).
     private let dropped = Atomic<Int>(0)
 
@@ -76,8 +76,8 @@ public final class LogWriter: @unchecked Sendable {
     public func write(_ line: String) -> Bool {
         let size = line.utf8.count + 1
         condition.lock()
-        defer { condition.unlock() }
         guard queuedLines + writingLines < capacityLines, queued.count + writingBytes + size <= capacityBytes else {
+            condition.unlock()
             dropped.add(1, ordering: .relaxed)
             return false
         }
@@ -90,7 +90,12 @@ public final class LogWriter: @unchecked Sendable {
             thread.name = "log-writer-\(fileDescriptor)"
             thread.start()
         }
-        if parked { condition.broadcast() }
+        // The parked writer is woken once, after the lock is let go: woken under it, it would block on the
+        // lock at once, and letting go would cost this thread a second futex call to wake it again.
+        let wake = parked
+        parked = false
+        condition.unlock()
+        if wake { condition.broadcast() }
         return true
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import LiveActivityCore
 
-/// ``JSONTextWriter`` against `JSONEncoder`: the messages written directly (`activity`, `ack`) must be the same
-/// bytes as the Codable path, for generated activities whose strings, numbers, keys and optional fields cover
+/// ``JSONTextWriter`` against `JSONEncoder`: the messages written directly (`activity`, `ack`) and the stores'
+/// form of an activity must be the same bytes as the Codable path, for generated activities whose strings, numbers, keys and optional fields cover
 /// the escaping, number and ordering rules.
 @Suite struct JSONTextWriterTests {
     /// A small deterministic generator (SplitMix64), so that a failure names a reproducible case.
@@ -108,6 +108,22 @@ import Testing
             }
         }
         #expect(compared == 6_000)
+    }
+
+    @Test func theStoredFormIsTheBytesTheStoreEncoderWrites() {
+        var g = Generator(state: 0x570BE)
+        for round in 0..<3_000 {
+            var activity = activity(&g)
+            activity.timerFinished = Bool.random(using: &g)
+            if Bool.random(using: &g) { activity.lastPushTimestamp = number(&g) }
+            let direct = StoredActivity.encode(activity), reference = StoredActivity.codableEncoded(activity)
+            guard direct != reference else { continue }
+            Issue.record("round \(round):\n direct    \(direct)\n reference \(reference)")
+            return
+        }
+        var unholdable = activity(&g)
+        unholdable.lastPushTimestamp = .infinity
+        #expect(StoredActivity.encode(unholdable) == StoredActivity.codableEncoded(unholdable))
     }
 
     @Test func everyScalarBelow0x80AndEachNumberAloneMatch() throws {

@@ -93,6 +93,15 @@ struct JSONTextWriter {
         }
     }
 
+    /// Writes a `Double` as `JSONEncoder` encodes one (not a ``JSONValue``): its shortest round-trip
+    /// `description`, a trailing `.0` removed (`1700000000`, `1.5`, `5e+15`).
+    /// - Throws: ``NonFiniteNumber`` for NaN or ±infinity.
+    mutating func double(_ value: Double) throws(NonFiniteNumber) {
+        guard value.isFinite else { throw NonFiniteNumber() }
+        let text = value.description
+        bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])
+    }
+
     /// Writes `true` or `false`.
     mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }

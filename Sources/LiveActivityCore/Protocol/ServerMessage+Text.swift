@@ -43,8 +43,9 @@ extension ServerMessage {
 }
 
 extension JSONTextWriter {
-    /// The protocol's activity object, as ``Activity/encode(to:)`` writes it (not the stores' form).
-    mutating func activity(_ activity: Activity) throws(NonFiniteNumber) {
+    /// The protocol's activity object, as ``Activity/encode(to:)`` writes it; with `storedForm`, the stores'
+    /// form (``MessageEncoder/storeEncoder``'s: no `kindProblem`, with `lastPushTimestamp` and `timerFinished`).
+    mutating func activity(_ activity: Activity, storedForm: Bool = false) throws(NonFiniteNumber) {
         beginObject()
         key("activityState"); string(activity.activityState.rawValue)
         key("attributes"); try value(activity.attributes)
@@ -55,7 +56,8 @@ extension JSONTextWriter {
         key("endDate"); date(activity.endDate)
         if let endReason = activity.endReason { key("endReason"); string(endReason.rawValue) }
         key("id"); string(activity.id)
-        if let problem = activity.kindProblem { key("kindProblem"); string(problem) }
+        if !storedForm, let problem = activity.kindProblem { key("kindProblem"); string(problem) }
+        if storedForm, let timestamp = activity.lastPushTimestamp { key("lastPushTimestamp"); try double(timestamp) }
         if let pushToken = activity.pushToken { key("pushToken"); string(pushToken) }
         key("startDate"); date(activity.startDate)
         if let thumbnail = activity.thumbnail {
@@ -67,6 +69,7 @@ extension JSONTextWriter {
             }
             endObject()
         }
+        if storedForm { key("timerFinished"); bool(activity.timerFinished) }
         endObject()
     }
 
