@@ -2,8 +2,9 @@ import Foundation
 import LiveActivityClient
 
 /// The human table of activities shown by `list` and `watch`: id, activity (the workout, or the kind), state,
-/// remaining time, relevance. An activity the server marked (`kindProblem`) shows `,marked` after its state
-/// and, on the next line, `  marked: <reason>` (the reason `kinds check --server` prints).
+/// remaining time, relevance. A paused countdown shows `,paused` after the state, and its time left frozen. An
+/// activity the server marked (`kindProblem`) shows `,marked` after its state and, on the next line,
+/// `  marked: <reason>` (the reason `kinds check --server` prints).
 enum ActivityTable {
     /// Renders `activities` in the given order, one line each after a header line (two for a marked one).
     /// - Parameters:
@@ -13,7 +14,9 @@ enum ActivityTable {
     static func render(_ activities: [ActivitySummary], serverNow: Date) -> String {
         let header = ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]
         let rows = activities.map { activity in
-            [activity.id, activity.title, activity.state + (activity.kindProblem == nil ? "" : ",marked"),
+            [activity.id, activity.title,
+             activity.state + (activity.isRunning && activity.pausedAt != nil ? ",paused" : "")
+                + (activity.kindProblem == nil ? "" : ",marked"),
              activity.remainingSeconds(at: serverNow).map(clock) ?? "-", number(activity.relevanceScore)]
         }
         var widths = header.map(\.count)

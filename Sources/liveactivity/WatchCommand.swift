@@ -226,7 +226,7 @@ struct WatchView {
     /// The latest event line, shown under the table.
     private var lastEvent = ""
     /// Each activity's countdown end as the latest `tick` gave it, for those whose state alone gives none.
-    private var tickEnds: [String: Date] = [:]
+    private var tickEnds: [String: (end: Date, tickedAt: Date)] = [:]
 
     init(server: String, terminal: Bool) {
         self.server = server
@@ -250,7 +250,7 @@ struct WatchView {
         case "tick":
             // The server's countdown for each running activity, whatever the shape of its field.
             let serverTime = message.serverTime ?? message.receivedAt
-            for (id, seconds) in message.timers { tickEnds[id] = serverTime.addingTimeInterval(TimeInterval(seconds)) }
+            for (id, seconds) in message.timers { tickEnds[id] = (serverTime.addingTimeInterval(TimeInterval(seconds)), serverTime) }
             return false
         default:
             return false
@@ -262,7 +262,7 @@ struct WatchView {
     func draw() -> Bool {
         let serverNow = Date().addingTimeInterval(clockOffset)
         let rows = activities.values.sorted(by: ActivitySummary.presentationOrder).map { activity in
-            tickEnds[activity.id].map(activity.counting(to:)) ?? activity
+            tickEnds[activity.id].map { activity.counting(to: $0.end, tickedAt: $0.tickedAt) } ?? activity
         }
         let table = rows.isEmpty ? "(no activities)\n" : ActivityTable.render(rows, serverNow: serverNow)
         let time = ISODate.format(serverNow)

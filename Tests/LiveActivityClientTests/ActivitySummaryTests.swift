@@ -30,8 +30,24 @@ struct ActivitySummaryTests {
     @Test func aDeclaredKindWithSeveralDatesCountsFromTheTick() throws {
         let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"placed":"2026-12-01T10:00:00Z","eta":"2026-12-01T10:30:00Z"},"relevanceScore":0}}"#)
         #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:28:00Z")!) == nil)
-        let ticked = activity.counting(to: ISODate.parse("2026-12-01T10:30:00Z")!)
+        let ticked = activity.counting(to: ISODate.parse("2026-12-01T10:30:00Z")!, tickedAt: ISODate.parse("2026-12-01T10:27:00Z")!)
         #expect(ticked.remainingSeconds(at: ISODate.parse("2026-12-01T10:28:00Z")!) == 120)
+    }
+
+    @Test func aPausedWorkoutsCountdownStaysFrozenAtItsPause() throws {
+        // The server adds `pausedAt` to the state on `pause` (its ticks then say `paused` and hold the count).
+        let activity = try summary(#"{"id":"p","attributesType":"workout","attributes":{"workout":"yoga"},"activityState":"active","content":{"state":{"workoutTimer":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:30:00Z"},"pausedAt":"2026-12-01T10:00:00Z"},"relevanceScore":0}}"#)
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:00:00Z")!) == 1_800)
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:03:00Z")!) == 1_800)
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T11:00:00Z")!) == 1_800)
+    }
+
+    @Test func aPausedCountdownTakenFromTheTicksStaysFrozenToo() throws {
+        let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"placed":"2026-12-01T10:00:00Z","eta":"2026-12-01T10:30:00Z","pausedAt":"2026-12-01T10:05:00Z"},"relevanceScore":0}}"#)
+        // A tick at 10:20 said 25 minutes were left (frozen since 10:05): its end is 10:45, from 10:20.
+        let ticked = activity.counting(to: ISODate.parse("2026-12-01T10:45:00Z")!, tickedAt: ISODate.parse("2026-12-01T10:20:00Z")!)
+        #expect(ticked.remainingSeconds(at: ISODate.parse("2026-12-01T10:20:00Z")!) == 1_500)
+        #expect(ticked.remainingSeconds(at: ISODate.parse("2026-12-01T10:40:00Z")!) == 1_500)
     }
 
     @Test func aStateWithoutARangeHasNoCountdown() throws {

@@ -273,6 +273,32 @@ def test_list_shows_the_remaining_time_of_a_plain_date_countdown(start_server):
     assert row[1:3] == ["delivery", "active"] and re.fullmatch(r"4:[45]\d|5:00", row[3]), out
 
 
+def test_list_shows_a_paused_countdown_frozen_at_its_pause(server):
+    # The new-user trial: after `pause`, `list` showed the countdown still running while the server's ticks held it.
+    activity = start(server, "yoga", "30m")
+
+    async def pause_and_let_the_server_clock_pass_it():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            await ws.send(json.dumps({"type": "pause", "activityId": activity, "requestId": 1}))
+            await recv_until(ws, lambda m: m["type"] == "ack" and m.get("requestId") == 1)
+            paused = await recv_until(ws, lambda m: m["type"] == "activity" and m["event"] == "paused")
+            paused_at = datetime.strptime(paused["activity"]["content"]["state"]["pausedAt"], "%Y-%m-%dT%H:%M:%S.%fZ")
+            # Waits for the server's own clock, as its ticks give it, to be 2 s past the pause.
+            await recv_until(ws, lambda m: m["type"] == "tick" and "serverTime" in m and datetime.strptime(
+                m["serverTime"], "%Y-%m-%dT%H:%M:%S.%fZ") >= paused_at + timedelta(seconds=2), timeout=10, include_ticks=True)
+
+    run(pause_and_let_the_server_clock_pass_it())
+    [summary] = list_json(server)
+    state = summary["content"]["state"]
+    parse = lambda s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
+    left = parse(state["workoutTimer"]["end"]) - parse(state["pausedAt"])
+    seconds = int(-(-left.total_seconds() // 1))
+    out = ok("list", "--server", server.ws_url)
+    row = next(line.split() for line in out.splitlines() if line.startswith(activity))
+    assert row[1:4] == ["yoga", "active,paused", f"{seconds // 60}:{seconds % 60:02d}"], out
+
+
 def test_list_when_empty(server):
     assert list_json(server) == []
     assert ok("list", "--server", server.ws_url).split() == ["ID", "ACTIVITY", "STATE", "REMAINING", "RELEVANCE"]

@@ -12,6 +12,9 @@ public struct ActivitySummary: Sendable, Equatable {
     /// The countdown's end (UTC), when the activity has one: `content.state.workoutTimer.end`, or for other
     /// kinds the `end` of the state's first `{"start","end"}` range (by key order).
     public var timerEnd: Date?
+    /// When the countdown froze (`content.state.pausedAt`, which the server sets on `pause` and removes on
+    /// `resume`), or nil while it runs.
+    public var pausedAt: Date?
     /// `content.relevanceScore`; higher sorts first.
     public var relevanceScore: Double
     /// `startDate` (UTC).
@@ -29,6 +32,7 @@ public struct ActivitySummary: Sendable, Equatable {
         state = value.member("activityState")?.stringValue ?? "?"
         let content = value.member("content")
         timerEnd = Self.countdownEnd(in: content?.member("state"))
+        pausedAt = content?.member("state")?.member("pausedAt")?.stringValue.flatMap(ISODate.parse)
         relevanceScore = content?.member("relevanceScore")?.numberValue ?? 0
         startDate = value.member("startDate")?.stringValue.flatMap(ISODate.parse)
         kindProblem = value.member("kindProblem")?.stringValue
@@ -53,10 +57,14 @@ public struct ActivitySummary: Sendable, Equatable {
 
     /// This summary with the countdown's end a `tick` reports (`remainingSeconds` at its `serverTime`), when
     /// the state alone did not give one (a kind whose `countdown` is one of several `Date` fields).
-    public func counting(to end: Date) -> ActivitySummary {
+    /// - Parameters:
+    ///   - end: the tick's `serverTime` plus its `remainingSeconds`.
+    ///   - tickedAt: the tick's `serverTime`: while paused, the tick's frozen count holds from then on.
+    public func counting(to end: Date, tickedAt: Date) -> ActivitySummary {
         guard timerEnd == nil else { return self }
         var summary = self
         summary.timerEnd = end
+        if summary.pausedAt != nil { summary.pausedAt = tickedAt }
         return summary
     }
 
@@ -64,10 +72,12 @@ public struct ActivitySummary: Sendable, Equatable {
     public var isRunning: Bool { state == "active" || state == "stale" }
 
     /// Seconds left on the countdown at `now` (server time), rounded up and never negative, as the
-    /// protocol's `tick` counts them; nil when it has no countdown or is no longer running.
+    /// protocol's `tick` counts them (frozen at ``pausedAt`` while paused); nil when it has no countdown or is
+    /// no longer running.
     public func remainingSeconds(at now: Date) -> Int? {
         guard isRunning, let timerEnd else { return nil }
-        return max(0, Int((timerEnd.timeIntervalSince(now)).rounded(.up)))
+        let reference = pausedAt.map { min($0, now) } ?? now
+        return max(0, Int((timerEnd.timeIntervalSince(reference)).rounded(.up)))
     }
 
     /// Presentation order, as the server's snapshot: relevance (highest first), then start date (newest first).
