@@ -76,8 +76,7 @@ public struct ActivitySummary: Sendable, Equatable {
     /// no longer running.
     public func remainingSeconds(at now: Date) -> Int? {
         guard isRunning, let timerEnd else { return nil }
-        let reference = pausedAt.map { min($0, now) } ?? now
-        return max(0, Int((timerEnd.timeIntervalSince(reference)).rounded(.up)))
+        return TimerRange.remainingSeconds(until: timerEnd, pausedAt: pausedAt, at: now)
     }
 
     /// Presentation order, as the server's snapshot: relevance (highest first), then start date (newest first).

@@ -88,8 +88,7 @@ struct JSONTextWriter {
         if let whole = JSONValue.integerForm(of: value) {
             integer(whole)
         } else {
-            let text = value.description
-            bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])
+            try double(value)
         }
     }
 

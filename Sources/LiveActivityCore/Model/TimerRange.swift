@@ -26,6 +26,13 @@ public struct TimerRange: Sendable, Hashable {
     /// Seconds left at `now` (frozen at `pausedAt` while paused), rounded up to whole seconds and never
     /// negative, as a countdown shows them.
     public func remainingSeconds(at now: Date) -> Int {
+        Self.remainingSeconds(until: end, pausedAt: pausedAt, at: now)
+    }
+
+    /// Seconds left at `now` on a countdown to `end` frozen at `pausedAt` (nil: running), rounded up to whole
+    /// seconds and never negative: the one rule for what a countdown shows, for callers that know only its end
+    /// (the script client's table).
+    public static func remainingSeconds(until end: Date, pausedAt: Date?, at now: Date) -> Int {
         let reference = pausedAt.map { min($0, now) } ?? now
         let left = end.timeIntervalSince(reference)
         return left <= 0 ? 0 : Int(left.rounded(.up))
