@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import struct
 import threading
 import time
+import urllib.request
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -900,4 +902,45 @@ def test_slow_consumer_is_closed_1013_and_nobody_else_waits(start_server):
     for w in fast + [control]:
         assert not w.closed.is_set(), f"a fast client was closed: {w.error!r}"
         w.close()
+
+
+def test_a_client_that_stops_reading_then_reads_gets_every_frame_whole_and_in_order(start_server):
+    """A watcher stops reading (SO_RCVBUF 4 KiB) while 1,000 updates of ~4.7 KB go out (~4.7 MB, more than
+    the ~1.9 MB the kernel buffers for it on loopback), with --max-queued-bytes far above that so that it is
+    not closed. The server sends on the socket itself and hands lws what the socket did not take
+    (`liveactivity_websocket_writes_buffered_total` grows); lws sends that first once the socket has room.
+    When the watcher reads again it gets all 1,000, once and in order, every frame parsed by hand (a frame
+    written into the middle of another would break the framing or the JSON), and the connection stays open."""
+    n = 1000
+    server = start_server("--memory", "--max-queued-bytes", str(64 << 20), "--rate", "100000", "--burst", "100000")
+    control = Watcher(server.ws_url)
+    control.wait_for(lambda m: m["type"] == "snapshot")
+    aid = control.request({"type": "start", "requestId": "s", "attributes": {"workout": "yoga"},
+                           "durationSeconds": 3600})["activityId"]
+    paused = RawWS(server.port, rcvbuf=4096)
+    assert paused.recv_json(5)["type"] == "snapshot"
+    body = "\U0001D11E" * 1000  # 1,000 characters (the cap) of 4 bytes in UTF-8
+    for i in range(n):
+        reply = control.request({"type": "update", "requestId": f"u{i}", "activityId": aid, "durationSeconds": 3600,
+                                 "alert": {"title": f"p-{i}", "body": body}}, timeout=10)
+        assert reply["type"] == "ack", reply
+
+    def buffered() -> int:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        match = re.search(r"^liveactivity_websocket_writes_buffered_total (\d+)$", text, re.MULTILINE)
+        assert match, text
+        return int(match.group(1))
+
+    assert buffered() > 0, "the paused watcher's socket never filled: nothing here was tested"
+    titles = []
+    while len(titles) < n:
+        message = paused.recv_json(10)
+        if message["type"] == "activity" and message.get("event") == "updated":
+            assert message["alert"]["body"] == body
+            titles.append(message["alert"]["title"])
+    assert titles == [f"p-{i}" for i in range(n)]
+    assert healthz(server.port)["connections"] == 2
+    paused.close()
+    control.close()
 

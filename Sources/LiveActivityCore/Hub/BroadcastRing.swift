@@ -47,6 +47,14 @@ package struct BroadcastRing {
         entries[Int(position - base)].frame
     }
 
+    /// Calls `body` with the frame at `position`, borrowed: no retain and release of it, which a fan-out pays
+    /// once per frame and client otherwise (the ring holds the frame for as long as `body` runs; `body` must
+    /// not change the ring). - Precondition: `base <= position < head`.
+    @inlinable @inline(__always)
+    package func withFrame<R>(at position: UInt64, _ body: (Frame) -> R) -> R {
+        Unmanaged.passUnretained(entries[Int(position - base)].frame)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Whether the frame at `position` is for a viewer of `activityId` only: it names another activity.
     /// - Precondition: `base <= position < head`.
     @inlinable package func isAbout(anotherActivityThan activityId: String, at position: UInt64) -> Bool {

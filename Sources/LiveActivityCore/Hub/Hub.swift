@@ -330,6 +330,14 @@ package final class Hub {
         return cursor < end ? cursor..<end : 0..<0
     }
 
+    /// Calls `body` with the broadcast frame at `position`, borrowed from the ring (``BroadcastRing/withFrame(at:_:)``:
+    /// no retain and release per client). `body` must not broadcast. - Precondition: `position` is in a
+    /// session's ``plainBroadcastRun(for:)``.
+    @inlinable @inline(__always)
+    package func withBroadcastFrame<R>(at position: UInt64, _ body: (Frame) -> R) -> R {
+        ring.withFrame(at: position, body)
+    }
+
     /// Whether anything is left to write to `session` (a close frame counts).
     @inlinable @inline(__always)
     package func hasPending(_ session: Session) -> Bool {

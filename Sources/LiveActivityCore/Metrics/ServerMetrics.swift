@@ -18,9 +18,12 @@ package final class ServerMetrics {
     package var bytesSent = 0
     /// WebSocket frame bytes written to clients: headers included, compressed payloads as compressed.
     package var frameBytesSent = 0
-    /// Writes (`lws_write` calls) that carried those messages: fewer than ``messagesSent`` when a client's
-    /// waiting messages went out together.
+    /// Writes that carried those messages: fewer than ``messagesSent`` when a client's waiting messages went
+    /// out together.
     package var webSocketWrites = 0
+    /// Of those, sends on a plain connection's socket that it took only in part (or not at all): lws keeps
+    /// the rest and sends it before anything else once the socket has room (a client reading slowly).
+    package var webSocketWritesBuffered = 0
     /// Messages written compressed (RSV1 set), to clients that negotiated permessage-deflate.
     package var compressedMessagesSent = 0
     /// Messages written to such clients as stored deflate blocks (RSV1 set, not compressed: too short, or
@@ -92,6 +95,8 @@ package final class ServerMetrics {
                [("", Double(frameBytesSent))])
         metric("liveactivity_websocket_writes_total", "counter", "Writes that carried those messages: a client's waiting messages go out together.",
                [("", Double(webSocketWrites))])
+        metric("liveactivity_websocket_writes_buffered_total", "counter", "Sends the client's socket took only in part: the rest is kept and sent first once it has room.",
+               [("", Double(webSocketWritesBuffered))])
         metric("liveactivity_sent_compressed_messages_total", "counter", "WebSocket messages written compressed (permessage-deflate, RSV1 set).",
                [("", Double(compressedMessagesSent))])
         metric("liveactivity_sent_stored_messages_total", "counter", "WebSocket messages written to permessage-deflate clients as stored blocks (RSV1 set, not compressed).",

@@ -13,9 +13,13 @@ enum LWSConstants {
 /// A session's lws connection: the Core handle (``ConnectionHandle``) holds the `wsi` as an opaque pointer;
 /// only this folder opens it.
 extension ConnectionHandle {
-    /// Wraps an lws connection.
+    /// Wraps an lws connection. Its socket is kept for direct writes (``LWSServerAdapter``'s `write`) when
+    /// the connection is plain TCP and its own network connection: not over TLS (lws encrypts), not a
+    /// stream of a multiplexed (HTTP/2) connection, whose socket is its parent's.
     init(wsi: OpaquePointer) {
-        self.init(pointer: wsi)
+        let socket = lws_get_socket_fd(wsi)
+        let direct = lws_is_ssl(wsi) == 0 && lws_get_network_wsi(wsi) == wsi && socket >= 0
+        self.init(pointer: wsi, directSocket: direct ? socket : -1)
     }
 
     /// The lws connection; valid until its CLOSED callback.

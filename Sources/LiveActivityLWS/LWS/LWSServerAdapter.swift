@@ -104,6 +104,9 @@ package final class LWSServerAdapter {
     /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
     /// (the hub returned ``Hub/Action/requestWritableForAll``).
     var broadcastWritesDue = false
+    /// The positions in the hub's session order that a broadcast pass found ready to write, reused from pass
+    /// to pass (``writeBroadcast()``).
+    var readyToWrite: [Int] = []
     /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift).
     let outgoingBatch = WriteBatch()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
