@@ -10,8 +10,8 @@ import LiveActivityCore
 ///
 /// Every client gets every frame whole, header included, so that the frames waiting for one client go out in
 /// one write (``WriteBatch``): one `send(2)` on a plain connection's socket, `LWS_WRITE_RAW` for what it does
-/// not take and over TLS (``write(_:to:socket:lwsIsIdle:)``). permessage-deflate (RFC 7692): lws negotiates it and
-/// inflates what clients send, but its compressor, one zlib stream per connection made on the first text
+/// not take and over TLS (``write(_:to:socket:lwsIsIdle:)``). permessage-deflate (RFC 7692): lws negotiates
+/// it and inflates what clients send, but its compressor, one zlib stream per connection made on the first text
 /// frame written through it, is never used: a deflate client's frames are compressed once for all. lws 4.1's
 /// ws role sends `LWS_WRITE_RAW` (= `LWS_WRITE_HTTP`) straight to `lws_issue_raw`, before the extensions'
 /// `PAYLOAD_TX`, so the payload is neither framed nor compressed again. A frame the socket takes only in
@@ -133,14 +133,13 @@ extension LWSServerAdapter {
         return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
     }
 
-    /// Writes what waits for `session` in one write (``write(_:to:socket:lwsIsIdle:)``), and asks for WRITEABLE again if
-    /// more waits. Every frame goes out whole, header included, past lws's framing: ``Frame/wire`` for a plain
-    /// client, its permessage-deflate form for the others. When more than one frame waits, they go out
-    /// together, up to ``WriteBatch/limit`` bytes (``writeGathered(from:to:socket:lwsIsIdle:_:)``). A closing session
-    /// gets its close frame once the rest is written. Nothing is written once lws is closing the connection
-    /// itself.
-    /// - Parameter lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not
-    ///   begun its own close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
+    /// Writes what waits for `session` in one write (``write(_:to:socket:lwsIsIdle:)``), and asks for WRITEABLE again
+    /// if more waits. Every frame goes out whole, header included, past lws's framing: ``Frame/wire`` for a plain
+    /// client, its permessage-deflate form for the others. When more than one frame waits, they go out together, up to
+    /// ``WriteBatch/limit`` bytes (``writeGathered(from:to:socket:lwsIsIdle:_:)``). A closing session gets its close
+    /// frame once the rest is written. Nothing is written once lws is closing the connection itself.
+    /// - Parameter lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not begun
+    ///   its own close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
     /// - Returns: -1 when the connection must close (a write failed), else 0.
     private func writeWaiting(to session: Session, on wsi: OpaquePointer, lwsIsIdle: Bool = false) -> Int32 {
         // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
@@ -262,11 +261,11 @@ extension LWSServerAdapter {
         application.releaseHeldSubmissions()
     }
 
-    /// Writes `first` (when given) and the frames after it in one write (``write(_:to:socket:lwsIsIdle:)``), gathered in ``outgoingBatch`` until the hub
-    /// has no more frames for `session` or the batch passes ``WriteBatch/limit``. A close frame the hub
-    /// returns is left for the next WRITEABLE (``Hub/nextWrite(for:)`` returns it again).
-    /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the
-    ///   connection must close.
+    /// Writes `first` (when given) and the frames after it in one write (``write(_:to:socket:lwsIsIdle:)``), gathered
+    /// in ``outgoingBatch`` until the hub has no more frames for `session` or the batch passes ``WriteBatch/limit``. A
+    /// close frame the hub returns is left for the next WRITEABLE (``Hub/nextWrite(for:)`` returns it again).
+    /// - Returns: whether more waits (ask for WRITEABLE again), or nil when the write failed and the connection must
+    ///   close.
     private func writeGathered(from first: Frame?, to wsi: OpaquePointer, socket: Int32, lwsIsIdle: Bool, _ session: Session) -> Bool? {
         // The hub read once per batch, and each frame a constant of one iteration (no reassigned `var`, which
         // cost a retain and a release per frame).
@@ -332,13 +331,13 @@ extension LWSServerAdapter {
         return result
     }
 
-    /// One write of whole frames. On a plain TCP connection (``ConnectionHandle/directSocket``) whose earlier
-    /// bytes lws has all sent (`lwsIsIdle`: the caller has just seen it; else checked here), one `send(2)` on its socket (`clws_send_now`: the system call itself, without
-    /// glibc's cancellation bracket), and `lws_write` only for what the socket did not take; over TLS, or
-    /// behind bytes lws still holds, all of it through `lws_write` (`LWS_WRITE_RAW`). What lws is given it
-    /// sends or keeps in its `buflist_out`, which it drains before anything else at the next POLLOUT (its
-    /// own pongs and close frames included) and only then calls WRITEABLE, so frames stay whole and in
-    /// order either way: the same bytes lws's `lws_issue_raw` would have sent, without its per-write work
+    /// One write of whole frames. On a plain TCP connection (``ConnectionHandle/directSocket``) whose earlier bytes lws
+    /// has all sent (`lwsIsIdle`: the caller has just seen it; else checked here), one `send(2)` on its socket
+    /// (`clws_send_now`: the system call itself, without glibc's cancellation bracket), and `lws_write` only for what
+    /// the socket did not take; over TLS, or behind bytes lws still holds, all of it through `lws_write`
+    /// (`LWS_WRITE_RAW`). What lws is given it sends or keeps in its `buflist_out`, which it drains before anything
+    /// else at the next POLLOUT (its own pongs and close frames included) and only then calls WRITEABLE, so frames stay
+    /// whole and in order either way: the same bytes lws's `lws_issue_raw` would have sent, without its per-write work
     /// (issue 30).
     /// - Returns: whether they were all sent or buffered; false: the connection is broken and must close.
     @inline(__always)
