@@ -19,8 +19,12 @@
 #   lws-c-uv      (not in the default SERVERS; issue 30's epoll question) lws-bcast -e uv: the same lws on its libuv
 #   lws-c-ev      event-library plugin (epoll), or -e ev (libev, epoll), instead of lws's own poll() loop
 #   flood         (fast case only) the generator's ceiling: a server that does nearly nothing per delivery
-# The peers' messages are padded to our `updated` frame (measured each run by seed_activity.py); in the deflate
-# case the filler is our frame's own text (-pad-from) so that it compresses like ours.
+# With PEER_FRAME=ours (the default) the peers publish our own `updated` frame (seed_activity.py's, its alert's
+# seq and ts filled in by wsfan: peer_template), so that every server's clients get the same bytes and the
+# generator does the same work per message (it finds seq and ts by scanning each frame from its start: in our
+# frame they are at the end). PEER_FRAME=xs, the layout before 4 Dec 2026, 23:50: {"seq":S,"ts":T,"pad":"xxx…"}
+# padded to our frame's size. The deflate case keeps that layout with our frame's text as the filler
+# (-pad-from), so that it compresses like ours.
 # Cases:
 #   fast     N = $FAST_N, updates as fast as the server drains with $FAST_WINDOW in flight, $FAST_SECONDS s:
 #            delivered msg/s, and server CPU per delivery (utime + stime of /proc/PID/stat over the publish and
@@ -42,7 +46,7 @@
 # FAST_N (1000), FAST_WINDOW (32), FAST_SECONDS (3), FIXED_N (1000), FIXED_RATE (80), FIXED_M (400),
 # RATE_N (10000), RATE (10), RATE_M (50), IDLE_N (10000), CASES ("fast fixed fixed-z rate idle"),
 # BASELINE_BIN, SERVERS ("ours-memory ours-durable [base-memory] uws lws-c"; flood is added to the fast case unless FLOOD=0),
-# TICKS (off: the activity's countdown is already over, so our server writes exactly the frames the peers
+# PEER_FRAME (ours; xs), TICKS (off: the activity's countdown is already over, so our server writes exactly the frames the peers
 # write; on: it also writes a `tick` to every client each second), OURS_BIN (folder holding the liveactivity
 # to measure, default lib.sh's BIN; e.g. /work/bin-baseline), UWS_PORT (18005), PEER_PORT (18003),
 # FLOOD_PORT (18009), OUT, RESULTS, plus lib.sh's BIN, SKIP_BUILD, PIN, SERVER_CPU, BENCH_CPU, PEERS_DIR,
@@ -75,6 +79,7 @@ FLOOD=${FLOOD:-1}
 TICKS=${TICKS:-off}
 UWS_PORT=${UWS_PORT:-18005}
 FLOOD_PORT=${FLOOD_PORT:-18009}
+PEER_FRAME=${PEER_FRAME:-ours}
 OURS_BIN=${OURS_BIN:-$BIN}
 mkdir -p "$RESULTS"
 if [ "$OURS_BIN" = "$BIN" ]; then [ -x "$BIN/liveactivity" ] || build_release || exit 1; fi
@@ -136,6 +141,26 @@ else:
 }
 
 FRAME_BYTES=${FRAME_BYTES:-}
+
+# peer_template: what the publisher sends a peer with PEER_FRAME=ours: our `updated` frame as seed_activity.py
+# wrote it to PAD_FILE, its alert body's seq and ts (seed_activity.py's 1764000000000000 and 1234567890123) made
+# wsfan's {seq} and {ts}. The peer publishes it unchanged, so every server's clients get the same bytes and the
+# generator, which finds seq and ts by scanning each frame from its start, does the same work per message.
+peer_template() {
+	python3 -c 'import sys; t = open(sys.argv[1]).read()
+print(t.replace("1764000000000000", "{seq}", 1).replace("1234567890123", "{ts}", 1), end="")' "$PAD_FILE"
+}
+
+# Our frame first, when a peer comes before our server in a round (PEER_FRAME=ours): one server started for it.
+if [ "$PEER_FRAME" = ours ] && [ "${SERVERS%% *}" != ours-memory ] && [ "${SERVERS%% *}" != ours-durable ] \
+	&& [ "${SERVERS%% *}" != base-memory ]; then
+	SRV_STORE=(--memory)
+	if start_server_in "$OURS_BIN"; then
+		read -r _ probed _ < <(TICKS=$TICKS python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
+		FRAME_BYTES=${FRAME_BYTES:-$probed}
+		stop_server
+	fi
+fi
 # run_server SERVER CASE ROUND: a fresh server of that kind, one wsfan run against it, the server stopped.
 run_server() {
 	local server=$1 case=$2 round=$3 z=() pad_from=() zf=()
@@ -173,9 +198,14 @@ run_server() {
 		flood) port=$FLOOD_PORT
 			start_listener OTHER_PID "$port" "$LOGF" "$PEERS_DIR/bin/flood" -addr "127.0.0.1:$port" || return 0 ;;
 		esac
-		# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes; ,"pad":"" adds 9.
-		run_wsfan "$server" "$case" "$round" "$OTHER_PID" "ws://127.0.0.1:$port/" -pad $((FRAME_BYTES - 60)) \
-			-pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}' "${pad_from[@]}" "${z[@]}"
+		if [ "$PEER_FRAME" = ours ] && [ -z "${z[*]}" ] && [ -s "$PAD_FILE" ]; then
+			# Our own `updated` frame, byte for byte but its alert's seq and ts (peer_template).
+			run_wsfan "$server" "$case" "$round" "$OTHER_PID" "ws://127.0.0.1:$port/" -pub-template "$(peer_template)"
+		else
+			# wsfan's unpadded text {"seq":S,"ts":T} is 51 bytes; ,"pad":"" adds 9.
+			run_wsfan "$server" "$case" "$round" "$OTHER_PID" "ws://127.0.0.1:$port/" -pad $((FRAME_BYTES - 60)) \
+				-pub-template '{"seq":{seq},"ts":{ts},"pad":"{pad}"}' "${pad_from[@]}" "${z[@]}"
+		fi
 		stop_pid OTHER_PID
 		;;
 	*) echo "uws-targets: unknown server $server" >&2; exit 1 ;;
