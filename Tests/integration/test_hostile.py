@@ -358,6 +358,29 @@ def test_message_at_the_limit_is_accepted(arena_factory):
 # ---------------------------------------------------------------------------------------------------
 # Floods
 # ---------------------------------------------------------------------------------------------------
+def test_the_refusal_that_closes_a_flooding_client_is_answered_too(arena_factory):
+    """A burst of 2 at 1 message/s and messages sent back to back: the first are answered, the rest refused,
+    and the 100th refusal closes the client with 1008; nothing after it is read. Each refused message gets
+    its own `rate_limited` error echoing its requestId, the one that closes the client included (found by the
+    new-user trial, 5 Dec 2026: the closing one had none), all before the close frame: every message up to the
+    closing one is answered exactly once."""
+    arena = arena_factory("--rate", "1", "--burst", "2")
+    ws = arena.fresh()
+    received, closed = ws.send_flood([{"type": "list", "requestId": i} for i in range(300)])
+    if closed is None:
+        while True:
+            try:
+                received.append(ws.recv_json(10))
+            except Closed as c:
+                closed = c
+                break
+    assert closed.code == 1008, closed
+    errors = [m["requestId"] for m in received if m.get("code") == "rate_limited"]
+    answered = [m["requestId"] for m in received if m["type"] == "snapshot"]
+    assert len(errors) == 100, errors
+    assert sorted(answered + errors) == list(range(max(errors) + 1)), (answered, errors)
+
+
 def test_flood_is_rate_limited_then_closed_1008(arena_factory):
     arena = arena_factory("--rate", "5", "--burst", "5")
     ws = arena.fresh()

@@ -21,7 +21,8 @@ public struct FieldLimits: Sendable, Equatable {
     public var minLength: Int?
     /// Most characters (grapheme clusters).
     public var maxLength: Int?
-    /// Most Unicode scalars (bounds what one character may pack: ZWJ sequences, combining marks).
+    /// Most Unicode scalars (bounds what one character may pack: ZWJ sequences, combining marks). Without it a
+    /// ``maxLength`` still bounds them: ``FieldReader/scalarsPerCharacter`` for each character.
     public var maxScalars: Int?
     /// Whether control characters (Unicode category Cc) are allowed; `true` unless `kind.json` says `false`.
     public var controlCharacters: Bool
@@ -55,8 +56,9 @@ public struct FieldLimits: Sendable, Equatable {
             throw .invalid(path, minLength == 1 ? "must not be empty" : "shorter than \(minLength) characters")
         }
         if let maxLength, text.count > maxLength { throw .invalid(path, "longer than \(maxLength) characters") }
-        if let maxScalars, text.unicodeScalars.count > maxScalars {
-            throw .invalid(path, "has \(text.unicodeScalars.count) Unicode scalars; at most \(maxScalars) are accepted")
+        if let scalarBound = maxScalars ?? maxLength.map(FieldReader.scalarBound(forCharacters:)),
+           text.unicodeScalars.count > scalarBound {
+            throw .invalid(path, "has \(text.unicodeScalars.count) Unicode scalars; at most \(scalarBound) are accepted")
         }
         if !controlCharacters, text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw .invalid(path, "must not contain control characters")

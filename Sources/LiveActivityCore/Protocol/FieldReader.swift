@@ -38,12 +38,28 @@ public struct FieldReader: Sendable {
     }
 
     /// A string, or `nil` when absent.
-    /// - Parameter maxLength: longest accepted length, in characters.
+    /// - Parameter maxLength: longest accepted length, in characters (grapheme clusters), and at most
+    ///   ``scalarsPerCharacter`` Unicode scalars for each of them (``scalarBound(forCharacters:)``).
+    /// - Throws: ``ProtocolError`` `wrong_type` for another JSON type; `invalid_field` over either bound.
     public func string(_ key: String, maxLength: Int = 1024) throws(ProtocolError) -> String? {
         guard let value = value(key) else { return nil }
         guard case .string(let text) = value else { throw .wrongType(path(key), expected: "a string", got: value) }
         guard text.count <= maxLength else { throw .invalid(path(key), "longer than \(maxLength) characters") }
+        let scalars = text.unicodeScalars.count, bound = Self.scalarBound(forCharacters: maxLength)
+        guard scalars <= bound else {
+            throw .invalid(path(key), "has \(scalars) Unicode scalars; at most \(bound) are accepted")
+        }
         return text
+    }
+
+    /// The most Unicode scalars one character of a length limit may bring: 8 takes any emoji (a family of four
+    /// is 7: four people and three joiners) and a letter with several accents; past it a "character" is a pile
+    /// of combining marks, which would let `"a"` and 15,000 U+0301 pass a 256-character limit as one.
+    public static let scalarsPerCharacter = 8
+
+    /// The Unicode scalars a string of at most `characters` characters may hold: ``scalarsPerCharacter`` each.
+    public static func scalarBound(forCharacters characters: Int) -> Int {
+        characters.multipliedReportingOverflow(by: scalarsPerCharacter).overflow ? .max : characters * scalarsPerCharacter
     }
 
     /// A finite number, or `nil` when absent.

@@ -14,8 +14,8 @@ public struct MessageRateLimit: Sendable {
         case admit
         /// Drop it and answer it with a `rate_limited` error.
         case refuse
-        /// Drop it and close the client with 1008 (policy violation), after the replies already queued: this
-        /// is its `closeAfter`-th refusal within the window.
+        /// Drop it, answer it with a `rate_limited` error and close the client with 1008 (policy violation),
+        /// after the replies already queued: this is its `closeAfter`-th refusal within the window.
         case closeFlooding
     }
 

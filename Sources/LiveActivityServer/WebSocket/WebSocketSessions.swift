@@ -247,19 +247,18 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     /// seconds keeps flooding and is closed with 1008, after the replies already queued for it.
     /// - Returns: whether the message may be handled.
     private func admitMessage(_ session: Session, _ message: [UInt8]) -> Bool {
-        switch session.rateLimit.admit(at: clock()) {
-        case .admit:
-            return true
-        case .closeFlooding:
+        let verdict = session.rateLimit.admit(at: clock())
+        if verdict == .admit { return true }
+        // The refusal that closes the client gets its error too, before the close.
+        sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: context.kinds()).requestId, ProtocolError(.rateLimited, field: nil,
+             message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
+        if verdict == .closeFlooding {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
             // Nothing more is read from it; it is closed once the replies to what it asked before are queued
             // (changes still waiting for the store get their acks first).
             session.flooding = true
             let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
             committer.inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
-        case .refuse:
-            sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: context.kinds()).requestId, ProtocolError(.rateLimited, field: nil,
-                 message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
         }
         return false
     }
