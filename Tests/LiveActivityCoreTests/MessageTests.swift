@@ -148,6 +148,28 @@ struct MessageTests {
         #expect(value == .object(["type": .string("heartbeat"), "serverTime": .string("2026-11-29T17:00:00.000Z"),
                                   "intervalSeconds": .number(15)]))
     }
+
+    /// A length limit counts characters (grapheme clusters), and "a" followed by 15,000 combining accents is one
+    /// character: without a bound on scalars it passed the alert title's 256 and a declared name's 64 (found by
+    /// the new-user trial, 5 Dec 2026). Each character may bring ``FieldReader/scalarsPerCharacter`` scalars.
+    @Test func aLengthLimitAlsoBoundsTheUnicodeScalars() throws {
+        let pile = "a" + String(repeating: "\u{301}", count: 15_000)
+        #expect(pile.count == 1)
+        let titled = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"\#(pile)","body":"b"}}"#
+        let title = try #require(parseError(titled))
+        #expect(title.code == .invalidField && title.field == "alert.title")
+        #expect(title.message == "alert.title: has 15001 Unicode scalars; at most 2048 are accepted")
+        let bodied = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"t","body":"\#(pile)"}}"#
+        #expect(parseError(bodied)?.field == "alert.body")
+        let named = #"{"type":"start","attributesType":"emoji","attributes":{"startTime":"2026-11-29T17:00:00Z","endTime":"2026-11-29T18:00:00Z","name":"\#(pile)"},"content":{"state":{"emoji":"🏃"}}}"#
+        let name = try #require(parseError(named))
+        #expect(name.code == .invalidField && name.field == "attributes.name")
+        #expect(name.message == "attributes.name: has 15001 Unicode scalars; at most 512 are accepted")
+        // What people write still passes: 256 family emoji (7 scalars each) as a title.
+        let families = String(repeating: "👨‍👩‍👧‍👦", count: 256)
+        let fine = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"\#(families)","body":"b"}}"#
+        #expect(parseError(fine) == nil)
+    }
 }
 
 /// Dates survive formatting and parsing unchanged (a restart or replay must not move them by 1 ms).
@@ -193,32 +215,5 @@ struct HostileInputTests {
         #expect(throws: ProtocolError.self) { _ = try CodableDate.decode(.number(1e300), field: "d") }
         #expect(throws: ProtocolError.self) { _ = try CodableDate.unix(1.7e12, field: "d") }
         #expect(ISODate.format(Date(timeIntervalSince1970: 1e300)).hasSuffix("Z"))
-    }
-
-    /// A length limit counts characters (grapheme clusters), and "a" followed by 15,000 combining accents is one
-    /// character: without a bound on scalars it passed the alert title's 256 and a declared name's 64 (found by
-    /// the new-user trial, 5 Dec 2026). Each character may bring ``FieldReader/scalarsPerCharacter`` scalars.
-    private func parseError(_ json: String) -> ProtocolError? {
-        if case .failure(let error) = ClientMessage.parse(Array(json.utf8), kinds: .builtIn).command { return error }
-        return nil
-    }
-
-    @Test func aLengthLimitAlsoBoundsTheUnicodeScalars() throws {
-        let pile = "a" + String(repeating: "\u{301}", count: 15_000)
-        #expect(pile.count == 1)
-        let titled = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"\#(pile)","body":"b"}}"#
-        let title = try #require(parseError(titled))
-        #expect(title.code == .invalidField && title.field == "alert.title")
-        #expect(title.message == "alert.title: has 15001 Unicode scalars; at most 2048 are accepted")
-        let bodied = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"t","body":"\#(pile)"}}"#
-        #expect(parseError(bodied)?.field == "alert.body")
-        let named = #"{"type":"start","attributesType":"emoji","attributes":{"startTime":"2026-11-29T17:00:00Z","endTime":"2026-11-29T18:00:00Z","name":"\#(pile)"},"content":{"state":{"emoji":"🏃"}}}"#
-        let name = try #require(parseError(named))
-        #expect(name.code == .invalidField && name.field == "attributes.name")
-        #expect(name.message == "attributes.name: has 15001 Unicode scalars; at most 512 are accepted")
-        // What people write still passes: 256 family emoji (7 scalars each) as a title.
-        let families = String(repeating: "👨‍👩‍👧‍👦", count: 256)
-        let fine = #"{"type":"update","activityId":"a","durationSeconds":5,"alert":{"title":"\#(families)","body":"b"}}"#
-        #expect(parseError(fine) == nil)
     }
 }
