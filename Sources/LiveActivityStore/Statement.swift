@@ -53,9 +53,10 @@ final class Statement {
     /// Runs a statement that returns no rows.
     /// - Throws: ``SQLiteError``.
     func run() throws {
+        // Reset however it ends, as ``query(_:)`` does: a failed COMMIT left unreset stays mid-way.
+        defer { sqlite3_reset(handle) }
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE || code == SQLITE_ROW else { throw SQLiteError(code: code, connection: connection, sql: sql) }
-        sqlite3_reset(handle)
     }
 
     /// Runs a query, calling `row` for each result row.

@@ -72,8 +72,16 @@ public enum StoredActivity {
         text += activityText ?? encode(event.activity)
         if let alert = event.alert {
             text += ",\"alert\":"
-            text += Self.text(.object(["title": .string(alert.title), "body": .string(alert.body),
-                                       "sound": alert.sound.map(JSONValue.string) ?? .null]))
+            var writer = JSONTextWriter(capacity: 64 + alert.title.utf8.count + alert.body.utf8.count)
+            writer.beginObject()
+            writer.key("body")
+            writer.string(alert.body)
+            writer.key("sound")
+            writer.string(alert.sound)
+            writer.key("title")
+            writer.string(alert.title)
+            writer.endObject()
+            text += String(decoding: writer.bytes, as: UTF8.self)
         }
         text += ",\"event\":\"\(event.kind.rawValue)\",\"sequence\":\(event.sequence)}"
         return text
@@ -88,8 +96,15 @@ public enum StoredActivity {
             throw .invalid("event.event", "not an event kind")
         }
         guard let sequence = try reader.number("sequence") else { throw .missing("event.sequence") }
-        guard case .object = try reader.required("activity") else { throw .invalid("event.activity", "not an object") }
-        let activityText = Self.text(try reader.required("activity"))
+        let stored = try reader.required("activity")
+        guard case .object = stored else { throw .invalid("event.activity", "not an object") }
+        var writer = JSONTextWriter(capacity: text.utf8.count)
+        do throws(JSONTextWriter.NonFiniteNumber) {
+            try writer.value(stored)
+        } catch {
+            throw .invalid("event.activity", "holds a number JSON cannot hold")
+        }
+        let activityText = String(decoding: writer.bytes, as: UTF8.self)
         var alert: AlertConfiguration?
         if let object = try reader.object("alert"), let title = try object.string("title"), let body = try object.string("body") {
             alert = AlertConfiguration(title: title, body: body, sound: try object.string("sound"))
@@ -98,7 +113,4 @@ public enum StoredActivity {
         return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText, kinds: kinds), alert: alert)
     }
 
-    private static func text(_ value: JSONValue) -> String {
-        String(decoding: (try? MessageEncoder.encoder.encode(value)) ?? Data(), as: UTF8.self)
-    }
 }
