@@ -3,7 +3,7 @@
  * event-library plugin (libwebsockets-evlib-ev, LWS_SERVER_OPTION_LIBEV with a foreign loop).
  *
  * ev_run's flags are an enum Swift imports poorly and the loop constructor takes backend bit masks,
- * so the two calls the server makes are wrapped here, prefixed with the module name.
+ * so the calls the server makes are wrapped here, prefixed with the module name.
  */
 #ifndef CLIBEV_SHIM_H
 #define CLIBEV_SHIM_H
@@ -15,6 +15,9 @@ static inline struct ev_loop *clibev_loop_new(void) { return ev_loop_new(EVBACKE
 
 /* One turn of the loop: waits for at least one event (or timer), runs every callback due, returns. */
 static inline void clibev_run_once(struct ev_loop *loop) { (void)ev_run(loop, EVRUN_ONCE); }
+
+/* One turn that does not wait: runs the callbacks of whatever is ready now (nothing when nothing is), returns. */
+static inline void clibev_run_nowait(struct ev_loop *loop) { (void)ev_run(loop, EVRUN_NOWAIT); }
 
 /* Frees a loop made by clibev_loop_new once nothing watches on it any more. */
 static inline void clibev_loop_destroy(struct ev_loop *loop) { ev_loop_destroy(loop); }

@@ -66,6 +66,16 @@ final class ServiceEventLoop {
         return 0
     }
 
+    /// A turn that does not wait: runs lws's callbacks for whatever is ready now (``LWSEventLoop/epoll`` only).
+    /// - Returns: false, having done nothing, on ``LWSEventLoop/poll`` (lws 4.1's `lws_service` always waits
+    ///   for something).
+    @discardableResult
+    func turnWithoutWaiting() -> Bool {
+        guard let libev else { return false }
+        clibev_run_nowait(libev)
+        return true
+    }
+
     /// Frees the libev loop; call after `lws_context_destroy`, which stops lws's watchers on it.
     func destroy() {
         if let libev { clibev_loop_destroy(libev) }

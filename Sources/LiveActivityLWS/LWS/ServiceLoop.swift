@@ -95,6 +95,7 @@ extension LWSServerAdapter {
             // A turn (lws_service with poll) fails only on a broken event loop; a few in a row are survivable (and logged),
             // a run of them means the loop is gone.
             let serviced = loop.turn(context)
+            readArrivedInput(loop)
             finishRound()
             if serviced < 0 {
                 failures += 1
@@ -123,6 +124,22 @@ extension LWSServerAdapter {
         self.http = nil
         withExtendedLifetime(resources) {}
         application.serviceDidStop()
+    }
+
+    /// Before a round's broadcast is written: while the last turn broadcast something (a store in memory commits
+    /// on the spot), turns again without waiting, so that what arrived meanwhile is read and goes out in the same
+    /// pass. A publisher that sends its next updates as their acks arrive sends them back to back; the loop woke
+    /// at the first, and without this each pass carried a part of them (6.8 frames a write at N = 1,000 with 32
+    /// in flight, against 12.8 for the durable store, whose commit lets the rest arrive). At most 8 turns or
+    /// 1 ms, each taken only when the one before read something: a lone update is written at once.
+    private func readArrivedInput(_ loop: ServiceEventLoop) {
+        guard broadcastWritesDue, loop.kind == .epoll else { return }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<8 {
+            let head = hub.ring.head
+            loop.turnWithoutWaiting()
+            if hub.ring.head == head || DispatchTime.now().uptimeNanoseconds - start > 1_000_000 { return }
+        }
     }
 
     /// After each `lws_service`: what the round accepted goes to the store as one group, and what it

@@ -278,10 +278,9 @@ extension LWSServerAdapter {
             // Broadcast frames with nothing of the session's own among them: straight from the ring, borrowed.
             let run = hub.plainBroadcastRun(for: session)
             if !run.isEmpty {
-                let ring = hub.ring
                 var position = run.lowerBound
                 while position < run.upperBound, batch.hasRoom {
-                    ring.withFrame(at: position) { frame in withWire(of: frame, for: session) { batch.append($0) } }
+                    hub.withBroadcastFrame(at: position) { frame in withWire(of: frame, for: session) { batch.append($0) } }
                     position += 1
                 }
                 session.cursor = position
