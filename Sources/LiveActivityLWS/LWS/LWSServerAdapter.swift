@@ -107,6 +107,8 @@ package final class LWSServerAdapter {
     /// The positions in the hub's session order that a broadcast pass found ready to write, reused from pass
     /// to pass (``writeBroadcast()``).
     var readyToWrite: [Int] = []
+    /// The ready sessions with replies waiting, written first in a pass (``writeBroadcast()``); reused too.
+    var answeringFirst: [Int] = []
     /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift).
     let outgoingBatch = WriteBatch()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).

@@ -232,16 +232,23 @@ extension LWSServerAdapter {
         while broadcastWritesDue {
             broadcastWritesDue = false
             let sessions = hub.sessionsInOrder
-            var ready = readyToWrite
+            var ready = readyToWrite, answering = answeringFirst
             readyToWrite = []
+            answeringFirst = []
             ready.removeAll(keepingCapacity: true)
+            answering.removeAll(keepingCapacity: true)
             for index in sessions.indices {
                 Unmanaged.passUnretained(sessions[index])._withUnsafeGuaranteedRef { session in
                     guard !session.isClosing, hub.hasPending(session), let wsi = session.connection?.wsi,
                           lws_partial_buffered(wsi) == 0, lws_get_close_length(wsi) == 0 else { return }
-                    ready.append(index)
+                    if session.pendingReplies > 0 { answering.append(index) } else { ready.append(index) }
                 }
             }
+            // Sessions with replies first: a publisher learns at once that its updates were taken (its acks come
+            // after what it is owed of the broadcast, in its own order as always) and sends its next ones while
+            // the pass writes to everyone else; last in the order it connected, it waited for the whole pass.
+            if !answering.isEmpty { ready.insert(contentsOf: answering, at: 0) }
+            answeringFirst = answering
             for (place, index) in ready.enumerated() {
                 // The sends since the first loop have evicted the next session's lines: fetched while this
                 // one is written (the session's write fields are in its first 128 bytes).
