@@ -112,5 +112,4 @@ public enum StoredActivity {
         guard sequence >= 0, sequence < 9.0e15, sequence.rounded() == sequence else { throw .invalid("event.sequence", "not a sequence number") }
         return ActivityEvent(kind: kind, sequence: UInt64(sequence), activity: try decode(activityText, kinds: kinds), alert: alert)
     }
-
 }
