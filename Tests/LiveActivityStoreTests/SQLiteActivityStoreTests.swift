@@ -46,6 +46,28 @@ struct SQLiteActivityStoreTests {
         #expect(history.first?.actualDurationSeconds == 2)
     }
 
+    /// A record that fails part-way (here its second event repeats a logged sequence) leaves none of its events
+    /// and none of its activities, and the next record commits: BEGIN, COMMIT and ROLLBACK are prepared once and
+    /// reused, so each must be left ready for the next transaction however the last one ended.
+    @Test func aFailedRecordLeavesNothingAndTheNextOneCommits() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var center = ActivityCenter(kinds: .builtIn)
+        let store = try SQLiteActivityStore(directory: directory)
+        store.useKinds(.builtIn)
+        let started = try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a1").events
+        try store.record(started)
+        let second = try run(&center, #"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0, id: "a2").events
+        #expect(throws: SQLiteError.self) { try store.record(second + started) }
+        var (activities, sequence) = try store.load()
+        #expect(activities.map(\.id) == ["a1"] && sequence == started.last?.sequence)
+        for _ in 0..<3 { #expect(throws: SQLiteError.self) { try store.record(second + started) } }
+        try store.record(second)
+        (activities, sequence) = try store.load()
+        #expect(Set(activities.map(\.id)) == ["a1", "a2"] && sequence == second.last?.sequence)
+        #expect(try store.events(after: 0)?.map(\.sequence) == (started + second).map(\.sequence))
+    }
+
     /// One thread commits while another reads, as the server's store and service threads do: the reader
     /// always sees a whole prefix of the log (never half a commit), and nothing waits on a shared connection.
     @Test func readsRunWhileAnotherThreadRecords() throws {
