@@ -59,6 +59,30 @@ struct TimerControlTests {
         #expect(center.activities["a1"]?.timerFinished == true)
     }
 
+    /// An extension is held to what `durationSeconds` allows: at most 8 hours left to count down (the new-user
+    /// trial's `extend` by 28,800 s on a 1-hour countdown was acked and left 9 hours).
+    @Test func extendLeavesAtMostEightHoursToCountDown() throws {
+        var (center, ids) = try started(3600)
+        do {
+            _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":28800}"#, at: t0, ids: &ids)
+            Issue.record("extended past 8 hours")
+        } catch let error as ProtocolError {
+            #expect(error.code == .invalidField && error.field == "seconds")
+            #expect(error.message.contains("32400") && error.message.contains("at most 25200 more"), "\(error.message)")
+        }
+        #expect(center.activities["a1"]?.timer?.end == t0 + 3600 && center.sequence == 1, "nothing changed")
+        // Up to the bound is fine, counted from now: an hour later, another hour fits.
+        _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":25200}"#, at: t0, ids: &ids)
+        #expect(center.activities["a1"]?.timer?.end == t0 + 28800)
+        _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":3600}"#, at: t0 + 3600, ids: &ids)
+        #expect(center.activities["a1"]?.timer?.end == t0 + 32400)
+        // While paused, from the pause instant.
+        _ = try center.apply(#"{"type":"pause","activityId":"a1"}"#, at: t0 + 7200, ids: &ids)
+        #expect(throws: ProtocolError.self) { _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":7201}"#, at: t0 + 9000, ids: &ids) }
+        _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":3600}"#, at: t0 + 9000, ids: &ids)
+        #expect(center.activities["a1"]?.timer?.end == t0 + 36000)
+    }
+
     @Test func extendWhilePausedKeepsItPaused() throws {
         var (center, ids) = try started()
         _ = try center.apply(#"{"type":"pause","activityId":"a1"}"#, at: t0 + 30, ids: &ids)

@@ -36,13 +36,20 @@ extension ActivityCenter {
     }
 
     /// Moves the countdown's end by `seconds` (negative shortens), never below now (or the pause instant
-    /// while paused) nor before its start; a stale date tied to the end moves with it.
-    /// - Throws: `invalid_state` when the activity has no countdown; `activity_ended` once ended.
+    /// while paused) nor before its start; a stale date tied to the end moves with it. What is left to count
+    /// down afterwards is held to ``Lifetime/maximumActive`` (8 hours), as `durationSeconds` is.
+    /// - Throws: `invalid_state` when the activity has no countdown; `activity_ended` once ended;
+    ///   `invalid_field` (`seconds`) when it would leave more than 8 hours to count down.
     mutating func extend(_ id: String, by seconds: TimeInterval, now: Date) throws(ProtocolError) -> Outcome {
         var (activity, timer) = try countdown(id, running: false)
         let floor = max(timer.start, activity.activityState == .pending ? timer.start : (timer.pausedAt ?? now))
         let oldEnd = timer.end
-        timer.end = max(timer.end.addingTimeInterval(seconds), floor)
+        let newEnd = max(timer.end.addingTimeInterval(seconds), floor)
+        let left = newEnd.timeIntervalSince(floor)
+        guard left <= Lifetime.maximumActive else {
+            throw .invalid("seconds", "would leave \(Int(left.rounded())) seconds on the countdown; at most \(Int(Lifetime.maximumActive)) (8 hours, as durationSeconds), so at most \(Int(max(0, Lifetime.maximumActive - oldEnd.timeIntervalSince(floor)).rounded(.down))) more now")
+        }
+        timer.end = newEnd
         if timer.end > (timer.pausedAt ?? now) { activity.timerFinished = false }
         moveStaleDate(of: &activity, tiedTo: oldEnd, to: timer.end, now: now)
         try set(timer, on: &activity)
