@@ -75,7 +75,9 @@ enum StartActivityCommand {
             if state != nil, seconds != nil { throw UsageError("give --state or --duration, not both") }
             if staleDate != nil, state == nil { throw UsageError("--stale-date needs --state") }
             guard seconds != nil || state != nil else {
-                throw UsageError(attributes == nil ? "--duration is required" : "--state JSON (or --duration) is required")
+                throw UsageError(attributes == nil
+                    ? "--duration is required to start a workout such as yoga; another kind takes KIND --attributes JSON --state JSON"
+                    : "--state JSON (or --duration) is required")
             }
         } catch {
             return ClientRunner.usageError("start", error)

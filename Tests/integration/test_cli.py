@@ -384,6 +384,8 @@ def test_server_limit_refusal_exits_1(server):
     (["start", "jogging", "--duration", "5x"], ["--duration", "5x"]),
     (["start", "jogging", "--duration", "0s"], ["--duration"]),
     (["start", "jogging"], ["--duration"]),
+    # A declared kind named without --attributes reads as a workout: the message says how to start one (trial).
+    (["start", "delivery"], ["--duration", "KIND --attributes JSON --state JSON"]),
     (["start", "--duration", "5"], ["workout"]),
     (["start", "jogging", "--duration", "5", "--bogus"], ["--bogus"]),
     (["start", "jogging", "--duration"], ["--duration"]),
