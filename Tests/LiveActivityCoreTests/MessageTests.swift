@@ -64,6 +64,14 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
     }
 
+    /// A lone surrogate names its field and says what is wrong with it (the new-user trial was told only about
+    /// numbers and escapes).
+    @Test func aLoneSurrogateIsNamedAsSuch() throws {
+        let error = try #require(parseError(#"{"type":"list","requestId":"\ud800"}"#))
+        #expect(error.code == .invalidJSON && error.field == "requestId", "\(error)")
+        #expect(error.message.contains("lone surrogate") && error.message.contains("not UTF-8"), "\(error.message)")
+    }
+
     @Test(arguments: [
         (#"{"type":"start","#, #"expected a member name in double quotes at line 1, column 17 (byte 16), found end of message"#),
         (#"{"a": tru}"#, #"expected "true" at line 1, column 10 (byte 9), found "}""#),

@@ -132,10 +132,11 @@ extension JSONValue {
         if path.isEmpty {
             if case .dataCorrupted = decoding, isPlain(context.debugDescription) { return (nil, context.debugDescription) }
             return (nil, "it is not one JSON value (check for a syntax error, a malformed or out-of-range number, or a string "
-                        + "with a bad escape or an unescaped control character)")
+                        + "with a bad escape, an unescaped control character, a lone surrogate or bytes that are not UTF-8)")
         }
         return (String(path.prefix(200)), "the message is not valid JSON here: a malformed or out-of-range number "
-                + "(such as 01, 1., - or 1e400), or a string with a bad escape or an unescaped control character")
+                + "(such as 01, 1., - or 1e400), or a string with a bad escape, an unescaped control character, a lone "
+                + "surrogate (\\ud800) or bytes that are not UTF-8")
     }
 
     /// Whether a decoder's sentence is fit for a client: no Swift type names, coding keys or error dumps.
