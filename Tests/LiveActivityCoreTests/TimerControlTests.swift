@@ -81,6 +81,11 @@ struct TimerControlTests {
         #expect(throws: ProtocolError.self) { _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":7201}"#, at: t0 + 9000, ids: &ids) }
         _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":3600}"#, at: t0 + 9000, ids: &ids)
         #expect(center.activities["a1"]?.timer?.end == t0 + 36000)
+        // A countdown a content state set further out can always be shortened.
+        _ = try center.apply(#"{"type":"resume","activityId":"a1"}"#, at: t0 + 9000, ids: &ids)
+        _ = try center.apply(#"{"type":"update","activityId":"a1","content":{"state":{"workoutTimer":{"start":"2026-11-29T17:00:00.000Z","end":"2026-11-30T05:00:00.000Z"}},"staleDate":null,"relevanceScore":0}}"#, at: t0 + 9000, ids: &ids)
+        _ = try center.apply(#"{"type":"extend","activityId":"a1","seconds":-60}"#, at: t0 + 9000, ids: &ids)
+        #expect(center.activities["a1"]?.timer?.end == t0 + 43140)
     }
 
     @Test func extendWhilePausedKeepsItPaused() throws {

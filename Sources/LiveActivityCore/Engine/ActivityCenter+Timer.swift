@@ -36,17 +36,18 @@ extension ActivityCenter {
     }
 
     /// Moves the countdown's end by `seconds` (negative shortens), never below now (or the pause instant
-    /// while paused) nor before its start; a stale date tied to the end moves with it. What is left to count
-    /// down afterwards is held to ``Lifetime/maximumActive`` (8 hours), as `durationSeconds` is.
+    /// while paused) nor before its start; a stale date tied to the end moves with it. Lengthening is held to
+    /// ``Lifetime/maximumActive`` (8 hours) left to count down, as `durationSeconds` is; shortening always works
+    /// (a countdown a content state set further out included).
     /// - Throws: `invalid_state` when the activity has no countdown; `activity_ended` once ended;
-    ///   `invalid_field` (`seconds`) when it would leave more than 8 hours to count down.
+    ///   `invalid_field` (`seconds`) when lengthening would leave more than 8 hours to count down.
     mutating func extend(_ id: String, by seconds: TimeInterval, now: Date) throws(ProtocolError) -> Outcome {
         var (activity, timer) = try countdown(id, running: false)
         let floor = max(timer.start, activity.activityState == .pending ? timer.start : (timer.pausedAt ?? now))
         let oldEnd = timer.end
         let newEnd = max(timer.end.addingTimeInterval(seconds), floor)
         let left = newEnd.timeIntervalSince(floor)
-        guard left <= Lifetime.maximumActive else {
+        guard seconds <= 0 || left <= Lifetime.maximumActive else {
             throw .invalid("seconds", "would leave \(Int(left.rounded())) seconds on the countdown; at most \(Int(Lifetime.maximumActive)) (8 hours, as durationSeconds), so at most \(Int(max(0, Lifetime.maximumActive - oldEnd.timeIntervalSince(floor)).rounded(.down))) more now")
         }
         timer.end = newEnd
