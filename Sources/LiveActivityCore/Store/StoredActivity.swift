@@ -73,14 +73,7 @@ public enum StoredActivity {
         if let alert = event.alert {
             text += ",\"alert\":"
             var writer = JSONTextWriter(capacity: 64 + alert.title.utf8.count + alert.body.utf8.count)
-            writer.beginObject()
-            writer.key("body")
-            writer.string(alert.body)
-            writer.key("sound")
-            writer.string(alert.sound)
-            writer.key("title")
-            writer.string(alert.title)
-            writer.endObject()
+            writer.alert(alert)  // as the wire writes it: no "sound" when there is none (read back as nil either way)
             text += String(decoding: writer.bytes, as: UTF8.self)
         }
         text += ",\"event\":\"\(event.kind.rawValue)\",\"sequence\":\(event.sequence)}"
