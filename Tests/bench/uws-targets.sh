@@ -16,6 +16,7 @@
 #   lws-c         lws-bcast (libwebsockets 4.1 in C, poll loop; -z in the deflate case)
 #   base-memory   (with BASELINE_BIN=folder) that folder's liveactivity, --memory: an older build, measured in the same
 #                 rounds (e.g. /work/bin-baseline, main before issue 30's changes)
+#   base-durable  (not in the default SERVERS) that folder's liveactivity on the default SQLite store, as ours-durable
 #   lws-c-uv      (not in the default SERVERS; issue 30's epoll question) lws-bcast -e uv: the same lws on its libuv
 #   lws-c-ev      event-library plugin (epoll), or -e ev (libev, epoll), instead of lws's own poll() loop
 #   flood         (fast case only) the generator's ceiling: a server that does nearly nothing per delivery
@@ -153,7 +154,7 @@ print(t.replace("1764000000000000", "{seq}", 1).replace("1234567890123", "{ts}",
 
 # Our frame first, when a peer comes before our server in a round (PEER_FRAME=ours): one server started for it.
 if [ "$PEER_FRAME" = ours ] && [ "${SERVERS%% *}" != ours-memory ] && [ "${SERVERS%% *}" != ours-durable ] \
-	&& [ "${SERVERS%% *}" != base-memory ]; then
+	&& [ "${SERVERS%% *}" != base-memory ] && [ "${SERVERS%% *}" != base-durable ]; then
 	SRV_STORE=(--memory)
 	if start_server_in "$OURS_BIN"; then
 		read -r _ probed _ < <(TICKS=$TICKS python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
@@ -166,11 +167,11 @@ run_server() {
 	local server=$1 case=$2 round=$3 z=() pad_from=() zf=()
 	if [ "$case" = fixed-z ]; then z=(-compress); pad_from=(-pad-from "$PAD_FILE"); fi
 	case $server in
-	ours-memory | ours-durable | base-memory)
-		if [ "$server" = ours-durable ]; then SRV_STORE=(--data-dir "$WORK/data-$round-$case" --durability full)
+	ours-memory | ours-durable | base-memory | base-durable)
+		if [ "${server#*-}" = durable ]; then SRV_STORE=(--data-dir "$WORK/data-$round-$case" --durability full)
 		else SRV_STORE=(--memory); fi
 		local dir=$OURS_BIN
-		[ "$server" = base-memory ] && dir=$BASELINE_BIN
+		[ "${server%%-*}" = base ] && dir=$BASELINE_BIN
 		start_server_in "$dir" || { log "  $server did not start"; return 0; }
 		local activity bytes frozen
 		read -r activity bytes frozen < <(TICKS=$TICKS python3 "$ROOT/Tests/bench/seed_activity.py" "$SRV_PORT" "$TOKEN" "$PAD_FILE")
@@ -246,7 +247,7 @@ def ratio(case, key, a, b):
     return f"{statistics.median(pairs):.2f}× ({min(pairs):.2f}–{max(pairs):.2f}×, {len(pairs)} pairs)"
 
 ours = [s for s in servers if s.startswith("ours")]
-peers = [s for s in servers if not s.startswith("ours")]  # base-memory included: ours ÷ the older build
+peers = [s for s in servers if not s.startswith("ours")]  # base-* included: ours ÷ the older build
 
 def ratios(case, key, what):
     lines = []

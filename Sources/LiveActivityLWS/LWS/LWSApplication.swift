@@ -33,6 +33,10 @@ package protocol LWSApplication: AnyObject {
     /// The end of a round of `lws_service` (and of a broadcast written from the loop): hand what the round
     /// accepted to the store as one group.
     func releaseHeldSubmissions()
+    /// Whether the store is recording changes now (handed over, not reported yet): their events will be
+    /// broadcast when it reports, so a broadcast due may wait for them (at most 1 ms) and go out in the same
+    /// pass. Always false for a store that records at once. Called once a round.
+    var storeIsRecording: Bool { get }
     /// Between two clients' writes in a long round (each WRITEABLE, each session of ``LWSServerAdapter``'s
     /// broadcast pass): hand held changes over if they waited long enough, and run the inbox if it has jobs.
     /// Called once per session written, so it must be cheap when there is nothing to do.

@@ -104,6 +104,9 @@ package final class LWSServerAdapter {
     /// Whether this round of the service loop broadcast something that ``writeBroadcast()`` must still write
     /// (the hub returned ``Hub/Action/requestWritableForAll``).
     var broadcastWritesDue = false
+    /// Whether the broadcast due waits for the changes the store is recording (ServiceLoop.swift's
+    /// `finishRound`; ``writeBroadcast()`` ends the hold).
+    var broadcastHold = BroadcastHold()
     /// The positions in the hub's session order that a broadcast pass found ready to write, reused from pass
     /// to pass (``writeBroadcast()``).
     var readyToWrite: [Int] = []

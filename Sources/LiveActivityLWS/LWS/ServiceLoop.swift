@@ -2,15 +2,18 @@ import CLibWebSockets
 import Foundation
 import LiveActivityCore
 
-/// The libwebsockets context while the service thread runs: the context and the timer. Service thread only.
+/// The libwebsockets context while the service thread runs: the context and the timers. Service thread only.
 final class LWSRuntime {
     let context: OpaquePointer
-    /// The server's one timer.
+    /// The server's timer (``LWSServerAdapter/scheduleTimer(after:)``).
     let timer: ServiceTimer
+    /// Writes a held broadcast when the hold has lasted its longest (``BroadcastHold``).
+    let holdTimer: ServiceTimer
 
-    init(context: OpaquePointer, timer: ServiceTimer) {
+    init(context: OpaquePointer, timer: ServiceTimer, holdTimer: ServiceTimer) {
         self.context = context
         self.timer = timer
+        self.holdTimer = holdTimer
     }
 }
 
@@ -85,8 +88,9 @@ extension LWSServerAdapter {
             return
         }
         let port = Int(lws_get_vhost_port(vhost))
-        let timer = ServiceTimer(adapter: self)
-        runtime = LWSRuntime(context: context, timer: timer)
+        let timer = ServiceTimer(adapter: self, fired: serviceTimerFired)
+        let holdTimer = ServiceTimer(adapter: self, fired: broadcastHoldEnded)
+        runtime = LWSRuntime(context: context, timer: timer, holdTimer: holdTimer)
         liveContext.withLock { $0 = ContextHandle(pointer: context) }
         application.serviceStarted(port: port)
 
@@ -115,6 +119,7 @@ extension LWSServerAdapter {
             if serviced < 0 { break }
         }
         timer.cancel()
+        holdTimer.cancel()
         liveContext.withLock { $0 = nil }
         lws_context_destroy(context)
         loop.destroy()
@@ -143,9 +148,21 @@ extension LWSServerAdapter {
     }
 
     /// After each `lws_service`: what the round accepted goes to the store as one group, and what it
-    /// broadcast is written to every client (``writeBroadcast()``).
+    /// broadcast is written to every client (``writeBroadcast()``), unless the store is recording changes
+    /// whose events would join it shortly: the broadcast then waits for them, at most 1 ms
+    /// (``BroadcastHold``; their report wakes the loop, the hold's timer ends a longer wait).
     private func finishRound() {
         application.releaseHeldSubmissions()
+        if broadcastWritesDue, let runtime {
+            switch broadcastHold.decide(storeIsRecording: application.storeIsRecording,
+                                        now: DispatchTime.now().uptimeNanoseconds) {
+            case .write:
+                break
+            case .hold(let delay):
+                if let delay { runtime.holdTimer.schedule(in: runtime.context, after: Double(delay) / 1e9) }
+                return
+            }
+        }
         writeBroadcast()
     }
 }

@@ -216,6 +216,7 @@ extension LWSServerAdapter {
     /// broadcast is due.
     func writeBroadcast() {
         guard broadcastWritesDue else { return }
+        if broadcastHold.end() { runtime?.holdTimer.cancel() }
         // The hub, the application and the sessions' array are held once for the pass, and each session is
         // borrowed from that array (it holds them): no retain and release per client (2 % of the fixed load's
         // samples, though most of it was the first touch of the session's line, which its next read now takes).

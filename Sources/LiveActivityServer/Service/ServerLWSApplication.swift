@@ -80,6 +80,10 @@ final class ServerLWSApplication: LWSApplication {
         server.committer.releaseHeldSubmissions()
     }
 
+    var storeIsRecording: Bool {
+        !committer.writer.isSynchronous && !committer.pipeline.isIdle
+    }
+
     @inline(__always)
     func betweenWrites() {
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
