@@ -981,3 +981,71 @@ def test_a_since_that_is_not_a_sequence_number_refuses_the_handshake(start_serve
             got, caught = await read_resume(ws)
             assert caught["type"] == "caughtUp", caught
     run(body())
+
+
+def test_sigterm_acknowledges_every_change_it_applied(start_server, tmp_path):
+    """SIGTERM while a controller pipelines updates: every update the restarted server holds was acknowledged
+    before the 1001 close, and a watcher got every event up to it (found by a new user: the acks of what the
+    store finished at shutdown were dropped with the close, so a client could not know they were applied)."""
+    args = data_args(tmp_path / "data", *FAST)
+    srv = start_server(*args)
+    total = 600
+
+    async def body() -> tuple[int, int, list[int], int, int]:
+        async with connect(srv.ws_url) as c, connect(srv.ws_url) as w:
+            await recv_json(c)
+            base = check_snapshot(await recv_json(w))["sequence"]
+            ack, _ = await request_events(c, start_req("sig", 600), 1)
+            aid = ack["activityId"]
+            first = base + 1
+
+            async def send_all():
+                try:
+                    for i in range(total):
+                        await send_json(c, {"type": "update", "requestId": f"u{i}", "activityId": aid,
+                                            "durationSeconds": 300 + i})
+                except ConnectionClosed:
+                    pass
+
+            async def read_acks() -> tuple[int, int]:
+                acks = 0
+                try:
+                    while True:
+                        m = json.loads(await c.recv())
+                        if m.get("type") == "ack":
+                            assert m["requestId"] == f"u{acks}", m
+                            acks += 1
+                            if acks == 50:
+                                srv.proc.send_signal(signal.SIGTERM)
+                        else:
+                            assert m["type"] in ("activity", "tick", "heartbeat"), m
+                except ConnectionClosed as closed:
+                    return acks, closed.rcvd.code if closed.rcvd else -1
+
+            async def watch() -> tuple[list[int], int]:
+                seen = []
+                try:
+                    while True:
+                        m = json.loads(await w.recv())
+                        if m.get("type") == "activity":
+                            seen.append(m["sequence"])
+                except ConnectionClosed as closed:
+                    return seen, closed.rcvd.code if closed.rcvd else -1
+
+            _, (acks, code), (seen, watch_code) = await asyncio.gather(send_all(), read_acks(), watch())
+            return acks, code, seen, watch_code, first
+
+    acks, code, seen, watch_code, first = run(body())
+    assert srv.stop() == 0, srv.output()
+    assert code == 1001 and watch_code == 1001, (code, watch_code)
+    again = start_server(*args, cwd=srv.cwd)
+
+    async def stored() -> int:
+        async with connect(again.ws_url) as a:
+            return check_snapshot(await recv_json(a))["sequence"]
+
+    last = run(stored())
+    applied = last - first  # the start's event is `first`; each applied update added one
+    assert 50 <= applied <= total, (applied, acks)
+    assert acks == applied, f"{applied} updates applied but {acks} acknowledged before the close"
+    assert seen == list(range(first, last + 1)), (seen[:3], seen[-3:], first, last)

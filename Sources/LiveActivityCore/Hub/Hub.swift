@@ -267,9 +267,12 @@ package final class Hub {
         return [.closeSoon(session)]
     }
 
-    /// Closes every session with 1001 (server shutting down), dropping what they have not read.
+    /// Closes every session with 1001 (server shutting down) after what is queued for it: its replies (the
+    /// acks of the changes the store finished as the server stopped) and the broadcast up to now, so that a
+    /// client learns of every change that was applied; nothing queued after this goes out. The service loop
+    /// gives them its grace period (`ServerConfiguration.shutdownGracePeriod`) to be written.
     package func closeAll(reason: String) -> [Action] {
-        sessionsInOrder.flatMap { close($0, .goingAway, reason) }
+        sessionsInOrder.flatMap { close($0, .goingAway, reason, keepingQueued: true) }
     }
 
     // MARK: Writing
