@@ -163,7 +163,8 @@ enum KindsCommand {
         }
         if lines.isEmpty {
             // Standard output stays empty (one line per marked activity); people get a word that it ran.
-            printError("none of the server's \(activities.count) activit\(activities.count == 1 ? "y" : "ies") is marked")
+            printError(activities.isEmpty ? "the server has no activities; none is marked"
+                       : "none of the server's \(activities.count) activit\(activities.count == 1 ? "y" : "ies") is marked")
         } else {
             _ = writeOutput(lines.joined(separator: "\n") + "\n")
         }

@@ -66,6 +66,22 @@ struct MessageTests {
 
     /// A lone surrogate names its field and says what is wrong with it (the new-user trial was told only about
     /// numbers and escapes).
+    @Test func catchUpTakesEverySinceTheHandshakeTakes() throws {
+        // 2^64 − 1 is accepted by `/ws?since=` (a reset snapshot); `catchUp` refused it as "from 0 up".
+        for (json, since) in [("0", UInt64(0)), ("42", 42), ("18446744073709551615", .max), ("1e19", .max)] {
+            let parsed = ClientMessage.parse(Array(#"{"type":"catchUp","requestId":"c","since":\#(json)}"#.utf8), kinds: .builtIn)
+            guard case .success(.catchUp(let got, nil)) = parsed.command else {
+                Issue.record("since \(json): \(parsed.command)"); continue
+            }
+            #expect(got == since, "since \(json)")
+        }
+        for json in ["-1", "1.5", "2e19"] {
+            let error = try #require(parseError(#"{"type":"catchUp","requestId":"c","since":\#(json)}"#))
+            #expect(error.code == .invalidField && error.field == "since", "\(error)")
+            #expect(error.message.contains("from 0 to 18446744073709551615"), "\(error.message)")
+        }
+    }
+
     @Test func aLoneSurrogateIsNamedAsSuch() throws {
         let error = try #require(parseError(#"{"type":"list","requestId":"\ud800"}"#))
         #expect(error.code == .invalidJSON && error.field == "requestId", "\(error)")
