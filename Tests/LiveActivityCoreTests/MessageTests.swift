@@ -64,10 +64,8 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
     }
 
-    /// A lone surrogate names its field and says what is wrong with it (the new-user trial was told only about
-    /// numbers and escapes).
+    /// `catchUp` takes every `since` the handshake takes (the new-user trial: 2^64 − 1 was refused as "from 0 up").
     @Test func catchUpTakesEverySinceTheHandshakeTakes() throws {
-        // 2^64 − 1 is accepted by `/ws?since=` (a reset snapshot); `catchUp` refused it as "from 0 up".
         for (json, since) in [("0", UInt64(0)), ("42", 42), ("18446744073709551615", .max), ("1e19", .max)] {
             let parsed = ClientMessage.parse(Array(#"{"type":"catchUp","requestId":"c","since":\#(json)}"#.utf8), kinds: .builtIn)
             guard case .success(.catchUp(let got, nil)) = parsed.command else {
@@ -82,6 +80,8 @@ struct MessageTests {
         }
     }
 
+    /// A lone surrogate names its field and says what is wrong with it (the new-user trial was told only about
+    /// numbers and escapes).
     @Test func aLoneSurrogateIsNamedAsSuch() throws {
         let error = try #require(parseError(#"{"type":"list","requestId":"\ud800"}"#))
         #expect(error.code == .invalidJSON && error.field == "requestId", "\(error)")
