@@ -64,19 +64,20 @@ struct MessageTests {
         if let field { #expect(error.message.hasPrefix("\(field): the message is not valid JSON here")) }
     }
 
-    /// `catchUp` takes every `since` the handshake takes (the new-user trial: 2^64 − 1 was refused as "from 0 up").
-    @Test func catchUpTakesEverySinceTheHandshakeTakes() throws {
-        for (json, since) in [("0", UInt64(0)), ("42", 42), ("18446744073709551615", .max), ("1e19", .max)] {
+    /// `catchUp`'s `since` is refused past 2^53 − 1 with the range in the message (the new-user trial was told
+    /// "expected a whole number from 0 up" for 2^64 − 1, which a JSON double cannot tell from 2^64).
+    @Test func catchUpSinceStatesItsRange() throws {
+        for (json, since) in [("0", UInt64(0)), ("42", 42), ("9007199254740991", 9_007_199_254_740_991)] {
             let parsed = ClientMessage.parse(Array(#"{"type":"catchUp","requestId":"c","since":\#(json)}"#.utf8), kinds: .builtIn)
             guard case .success(.catchUp(let got, nil)) = parsed.command else {
                 Issue.record("since \(json): \(parsed.command)"); continue
             }
             #expect(got == since, "since \(json)")
         }
-        for json in ["-1", "1.5", "2e19"] {
+        for json in ["-1", "1.5", "9007199254740993", "18446744073709551615", "18446744073709551616"] {
             let error = try #require(parseError(#"{"type":"catchUp","requestId":"c","since":\#(json)}"#))
             #expect(error.code == .invalidField && error.field == "since", "\(error)")
-            #expect(error.message.contains("from 0 to 18446744073709551615"), "\(error.message)")
+            #expect(error.message.contains("from 0 to 9007199254740991 (2^53 − 1"), "\(error.message)")
         }
     }
 

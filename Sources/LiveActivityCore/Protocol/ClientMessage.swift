@@ -153,15 +153,15 @@ extension ClientMessage {
         return id
     }
 
-    /// Reads a sequence number: a whole number from 0 to 2^64 − 1, as `/ws?since=` takes. JSON numbers are
-    /// read as doubles, exact up to 2^53; a larger one is beyond any sequence a server reaches and reads as
-    /// 2^64 − 1 (a `since` ahead of the server: a reset snapshot, as by URL).
+    /// Reads a sequence number: a whole number from 0 to 2^53 − 1. JSON numbers are read as doubles, exact only
+    /// that far (2^64 − 1 and 2^64 are the same double), so a larger one is refused rather than guessed; `/ws?since=`
+    /// reads its text exactly, up to 2^64 − 1. A server's sequence never comes near either bound.
     static func sequence(_ message: FieldReader, _ key: String) throws(ProtocolError) -> UInt64 {
         guard let number = try message.number(key) else { throw .missing(message.path(key)) }
-        guard number >= 0, number.rounded() == number, number <= 18_446_744_073_709_551_615 else {
-            throw .invalid(message.path(key), "expected a whole number from 0 to 18446744073709551615, got \(number.jsonText)")
+        guard number >= 0, number.rounded() == number, number <= 9_007_199_254_740_991 else {
+            throw .invalid(message.path(key), "expected a whole number from 0 to 9007199254740991 (2^53 − 1, the largest a JSON number carries exactly), got \(number.jsonText)")
         }
-        return number < 9.0e15 ? UInt64(number) : .max
+        return UInt64(number)
     }
 }
 
