@@ -113,6 +113,7 @@ class Server:
         self.exit_code: int | None = None
         self.expected_exit: int | None = 0
         self.exited_by_itself: int | None = None  # exit status if the server stopped without being signalled
+        self.signalled = False  # a test sent a signal itself (`send_signal`): its exit is not "by itself"
         full_env = dict(os.environ)
         full_env.setdefault("SWIFT_BACKTRACE", "enable=no,interactive=no")
         if env:
@@ -184,6 +185,12 @@ class Server:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def send_signal(self, sig: int) -> None:
+        """Send `sig` now without waiting (a test signalling mid-conversation); `stop` then collects the exit."""
+        self.signalled = True
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+
     def stop(self, sig: int = signal.SIGTERM, timeout: float = SHUTDOWN_TIMEOUT) -> int:
         """Send `sig` and wait for exit. Returns the exit status (negative = killed by a signal).
 
@@ -193,7 +200,7 @@ class Server:
             return self.exit_code
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
-        elif self.exited_by_itself is None:
+        elif self.exited_by_itself is None and not self.signalled:
             self.exited_by_itself = self.proc.returncode  # gone before anyone signalled it
         try:
             self.exit_code = self.proc.wait(timeout)

@@ -1016,7 +1016,7 @@ def test_sigterm_acknowledges_every_change_it_applied(start_server, tmp_path):
                             assert m["requestId"] == f"u{acks}", m
                             acks += 1
                             if acks == 50:
-                                srv.proc.send_signal(signal.SIGTERM)
+                                srv.send_signal(signal.SIGTERM)
                         else:
                             assert m["type"] in ("activity", "tick", "heartbeat"), m
                 except ConnectionClosed as closed:
