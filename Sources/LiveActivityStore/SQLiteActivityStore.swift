@@ -125,14 +125,23 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         let now = clock().timeIntervalSince1970
         writeLock.lock()
         defer { writeLock.unlock() }
+        // The activities table holds the state each activity is left in: only an activity's last event in the
+        // group writes its row (a publisher's burst of 30 updates to one activity wrote the same row 30 times).
+        // The event log keeps every event, and the transaction makes the group all or nothing either way.
+        var lastEventOfActivity: [String: Int] = [:]
+        if events.count > 1 {
+            for (index, event) in events.enumerated() { lastEventOfActivity[event.activity.id] = index }
+        }
         try database.transaction {
-            for event in events {
+            for (index, event) in events.enumerated() {
                 let activityText = StoredActivity.encode(event.activity)
                 try database.statement("INSERT INTO events (sequence, kind, activity_id, recorded_at, json) VALUES (?, ?, ?, ?, ?)")
                     .bind(.int(Int64(event.sequence)), .text(event.kind.rawValue), .text(event.activity.id),
                           .double(now), .text(StoredActivity.encode(event, activityText: activityText)))
                     .run()
-                if event.kind == .dismissed {
+                if events.count > 1, lastEventOfActivity[event.activity.id] != index {
+                    // A later event of the group leaves this activity's row.
+                } else if event.kind == .dismissed {
                     try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
                 } else {
                     try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")

@@ -46,6 +46,41 @@ struct SQLiteActivityStoreTests {
         #expect(history.first?.actualDurationSeconds == 2)
     }
 
+    /// One group with several events of the same activities (a publisher's burst) writes each activity's row
+    /// once, from its last event: what is restored is the state the group leaves each activity in (updated,
+    /// ended, or gone once dismissed), and the log still holds every event.
+    @Test func aGroupLeavesEachActivityInItsLastState() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var center = ActivityCenter(kinds: .builtIn)
+        var group: [ActivityEvent] = []
+        group += try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a1").events
+        group += try run(&center, #"{"type":"start","attributes":{"workout":"jogging"},"durationSeconds":60}"#, at: t0, id: "a2").events
+        for seconds in [50, 40, 30] {
+            group += try run(&center, #"{"type":"update","activityId":"a1","durationSeconds":\#(seconds)}"#, at: t0 + 1).events
+        }
+        group += try run(&center, #"{"type":"start","attributes":{"workout":"aerobics"},"durationSeconds":60}"#, at: t0 + 1, id: "a3").events
+        group += try run(&center, #"{"type":"end","activityId":"a2","dismissalPolicy":"immediate"}"#, at: t0 + 2).events
+        group += try run(&center, #"{"type":"end","activityId":"a3"}"#, at: t0 + 2).events
+        do {
+            let store = try SQLiteActivityStore(directory: directory)
+            store.useKinds(.builtIn)
+            try store.record(group)
+        }
+        let reopened = try SQLiteActivityStore(directory: directory)
+        reopened.useKinds(.builtIn)
+        let (activities, sequence) = try reopened.load()
+        #expect(sequence == center.sequence)
+        #expect(Set(activities.map(\.id)) == ["a1", "a3"], "a2 was dismissed in the group")
+        for activity in activities {
+            #expect(activity == center.activities[activity.id], "\(activity.id) restored in its last state")
+        }
+        #expect(activities.first { $0.id == "a3" }?.activityState == .ended)
+        let events = try #require(try reopened.events(after: 0))
+        #expect(events.map(\.sequence) == group.map(\.sequence))
+        #expect(Set(try reopened.history(limit: 10, before: nil).map(\.id)) == ["a2", "a3"])
+    }
+
     /// A record that fails part-way (here its second event repeats a logged sequence) leaves none of its events
     /// and none of its activities, and the next record commits: BEGIN, COMMIT and ROLLBACK are prepared once and
     /// reused, so each must be left ready for the next transaction however the last one ended.
