@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 
-/// One SQLite connection, with its prepared statements cached by SQL text.
+/// One SQLite connection, with its prepared statements cached (by the address of their SQL literal).
 ///
 /// Not thread-safe: one thread at a time (its owner serialises access; see ``SQLiteActivityStore``).
 final class Database {
