@@ -47,12 +47,13 @@ package struct BroadcastRing {
         entries[Int(position - base)].frame
     }
 
-    /// Calls `body` with the frame at `position`, borrowed: no retain and release of it, which a fan-out pays
-    /// once per frame and client otherwise (the ring holds the frame for as long as `body` runs; `body` must
-    /// not change the ring). - Precondition: `base <= position < head`.
+    /// The frame at `position`, unretained: the ring holds it until the frames before a later position are
+    /// discarded, so a caller may borrow it (`_withUnsafeGuaranteedRef`) while it does not change the ring. No
+    /// retain and release of it, which a fan-out pays once per frame and client otherwise.
+    /// - Precondition: `base <= position < head`.
     @inlinable @inline(__always)
-    package func withFrame<R>(at position: UInt64, _ body: (Frame) -> R) -> R {
-        Unmanaged.passUnretained(entries[Int(position - base)].frame)._withUnsafeGuaranteedRef(body)
+    package func unmanagedFrame(at position: UInt64) -> Unmanaged<Frame> {
+        Unmanaged.passUnretained(entries[Int(position - base)].frame)
     }
 
     /// Whether the frame at `position` is for a viewer of `activityId` only: it names another activity.
