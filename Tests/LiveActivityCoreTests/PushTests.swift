@@ -85,5 +85,16 @@ struct PushTests {
             #expect(error.reason == "BadPayload")
             #expect(error.field == "aps.timestamp")
         }
+        // A payload that is not an object is refused naming `payload` (it said "message must be a JSON object").
+        for notAnObject in [#""hello""#, "[1]", "3"] {
+            do {
+                _ = try push(notAnObject)
+                Issue.record("\(notAnObject) parsed as a payload")
+            } catch let error as PushRejection {
+                #expect(error.reason == "BadPayload")
+                #expect(error.field == "payload")
+                #expect(error.detail.hasPrefix("payload: expected a JSON object with \"aps\""), "\(error.detail)")
+            }
+        }
     }
 }

@@ -324,6 +324,7 @@ def test_push_dates_out_of_range_are_bad_payloads(server, transport):
     pytest.param("alert push type", dict(payload=UPDATE, push_type="alert"), 400, "InvalidPushType"),
     pytest.param("no push type", dict(payload=UPDATE, push_type=None), 400, "InvalidPushType"),
     ("not JSON", dict(payload=b"{not json"), 400, "BadPayload"),
+    ("not an object", dict(payload=[1]), 400, "BadPayload"),
     ("no aps", dict(payload={"event": "update"}), 400, "BadPayload"),
     ("no timestamp", dict(payload={"aps": {"event": "update"}}), 400, "BadPayload"),
     ("unknown event", dict(payload={"aps": {"timestamp": 1, "event": "pause"}}), 400, "BadPayload"),
@@ -344,6 +345,8 @@ def test_http_refusals_as_apns(server, case, kwargs, status, reason):
             assert r.headers.get("apns-id") == apns_id, r.headers
             assert r.json is not None and r.json.get("reason") == reason, (case, r.body)
             assert isinstance(r.json.get("detail"), str) and r.json["detail"], r.body
+            if case == "not an object":  # it said "message must be a JSON object, got array"
+                assert r.json["detail"].startswith('payload: expected a JSON object with "aps"'), r.body
             assert "liveactivity-verdict" not in r.headers, r.headers
             # nothing changed
             await inbox.none(lambda m: m["type"] == "activity")

@@ -62,6 +62,11 @@ public struct APNsPush: Sendable {
                                 detail: "the payload is \(size) bytes encoded; Live Activity payloads may be at most \(maximumBytes) bytes")
         }
         do throws(ProtocolError) {
+            // The payload's own name: read as a message, a string payload was refused as "message must be a
+            // JSON object", which names neither the field nor what was expected.
+            guard case .object = payload else {
+                throw ProtocolError.invalid("payload", "expected a JSON object with \"aps\" (an APNs payload), got \(payload.typeName)")
+            }
             let root = try FieldReader(payload, path: "")
             guard let aps = try root.object("aps") else { throw ProtocolError.missing("aps") }
             guard let eventName = try aps.string("event") else { throw ProtocolError.missing("aps.event") }
