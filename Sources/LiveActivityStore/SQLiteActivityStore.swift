@@ -5,8 +5,9 @@ import LiveActivityCore
 /// The default ``ActivityStore``: one SQLite file in WAL mode (`<data-dir>/liveactivity.sqlite`).
 ///
 /// Every ``record(_:)`` is one transaction: the events go into the event log and the activities they
-/// leave are upserted (or deleted once dismissed; each activity's row once, as its last event of the group leaves
-/// it), so a crash at any moment leaves either all of a change or none of it. The log keeps the newest events within both retention bounds (by age and by count).
+/// leave are upserted (or deleted once dismissed; each activity's row once, as its last event of the group
+/// leaves it), so a crash at any moment leaves either all of a change or none of it. The log keeps the newest
+/// events within both retention bounds (by age and by count).
 ///
 /// Thread-safe, with two connections: writes (``record(_:)``, ``save(_:)``, settings) go through one, reads
 /// (``load()``, ``events(after:)``, ``history(limit:before:beforeId:)``) through a second, read-only one, each
