@@ -91,8 +91,14 @@ struct LifecycleTests {
         let past = try center.apply(#"{"type":"end","activityId":"a2","dismissalPolicy":{"after":"2026-11-29T16:00:00Z"}}"#, at: t0, ids: &ids)
         #expect(past.events.map(\.kind) == [.ended, .dismissed])
         let soon = try center.apply(#"{"type":"end","activityId":"a1","dismissalPolicy":{"after":"2026-11-29T17:30:00+00:00"}}"#, at: t0 + 1, ids: &ids)
-        #expect(soon.events.isEmpty, "re-ending only moves the dismissal date")
+        // Re-ending moves the dismissal date, and says so with `ended` again (same end date): the store and the
+        // watchers learn the new date (it was applied but never stored, so a restart put the old one back).
+        #expect(soon.events.map(\.kind) == [.ended], "re-ending moves the dismissal date")
+        #expect(soon.events.first?.activity.dismissalDate == t0 + 1800)
+        #expect(soon.events.first?.activity.endDate == t0)
         #expect(center.activities["a1"]?.dismissalDate == t0 + 1800)
+        let same = try center.apply(#"{"type":"end","activityId":"a1","dismissalPolicy":{"after":"2026-11-29T17:30:00+00:00"}}"#, at: t0 + 2, ids: &ids)
+        #expect(same.events.isEmpty, "the same date again changes nothing")
     }
 
     @Test func eightHourCapEndsTheActivityWithDefaultDismissal() throws {

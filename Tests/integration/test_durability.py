@@ -504,6 +504,40 @@ def test_restart_restores_dates_exactly(start_server, tmp_path):
         f"{len(bad_activities)}/20 restored activities differ, e.g. {(bad_events or bad_activities)[:3]}")
 
 
+def test_a_moved_dismissal_date_survives_a_crash(start_server, tmp_path):
+    """Ending an ended activity again with a later `after` moves its dismissal date: the `ended` event comes again
+    with it, and it survives `kill -9` (found by a new user: it was acknowledged and applied, but never stored, so
+    the restart put back the date 4 hours after the end)."""
+    args = data_args(tmp_path / "data", *FAST)
+    first = start_server(*args)
+
+    async def make() -> tuple[dict, dict]:
+        async with connect(first.ws_url) as ws:
+            await recv_json(ws)
+            ack, _ = await request_events(ws, start_req("s", 600), 1)
+            aid = ack["activityId"]
+            _, (ended,) = await request_events(ws, {"type": "end", "requestId": "e1", "activityId": aid}, 1)
+            later = iso(now() + timedelta(minutes=30))
+            _, (again,) = await request_events(ws, {"type": "end", "requestId": "e2", "activityId": aid,
+                                                    "dismissalPolicy": {"after": later}}, 1)
+            return ended, again
+    ended, again = run(make())
+    assert again["event"] == "ended" and again["sequence"] == ended["sequence"] + 1, again
+    moved = again["activity"]
+    assert moved["endDate"] == ended["activity"]["endDate"], (moved, ended)
+    assert moved["dismissalDate"] != ended["activity"]["dismissalDate"], moved
+    first.kill()
+    second = start_server(*args, cwd=first.cwd)
+
+    async def check() -> dict:
+        async with connect(second.ws_url) as ws:
+            return check_snapshot(await recv_json(ws))
+    snap = run(check())
+    (restored,) = snap["activities"]
+    assert restored["dismissalDate"] == moved["dismissalDate"], (restored["dismissalDate"], moved["dismissalDate"])
+    assert snap["sequence"] == again["sequence"]
+
+
 # ===================================================================================================
 # 2. resume: ?since=, catchUp, reset
 # ===================================================================================================

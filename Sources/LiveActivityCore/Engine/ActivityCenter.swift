@@ -196,8 +196,9 @@ public struct ActivityCenter: Sendable {
         }
     }
 
-    /// Ends one activity (or, if it has ended already, re-applies the dismissal policy). A pending
-    /// activity never showed, so it is dismissed at once.
+    /// Ends one activity (or, if it has ended already, re-applies the dismissal policy: `ended` again when that
+    /// moves its dismissal date, `dismissed` when the new date is due). A pending activity never showed, so it is
+    /// dismissed at once.
     private mutating func end(_ id: String, content: (ActivityContent, TimerRange?)?, policy: DismissalPolicy, reason: EndReason,
                               now: Date) -> [ActivityEvent] {
         guard var activity = activities[id] else { return [] }
@@ -215,8 +216,16 @@ public struct ActivityCenter: Sendable {
             activities[id] = activity
             events.append(event(.ended, activity))
         } else {
-            activity.dismissalDate = policy.dismissalDate(endDate: activity.endDate ?? now, now: now)
-            activities[id] = activity
+            let dismissal = policy.dismissalDate(endDate: activity.endDate ?? now, now: now)
+            if dismissal != activity.dismissalDate {
+                activity.dismissalDate = dismissal
+                activities[id] = activity
+                // A moved dismissal date is a change like any other: the `ended` event again (same end date and
+                // final content) carries it to watchers, to the store and to other instances. Without it the new
+                // date was acknowledged and applied here but never stored, so a restart put the old one back.
+                // A date already due dismisses at once instead (below).
+                if dismissal > now { events.append(event(.ended, activity)) }
+            }
         }
         if let dismissal = activity.dismissalDate, dismissal <= now {
             events.append(dismiss(id))

@@ -199,7 +199,11 @@ public final class InMemoryActivityStore: ActivityStore {
                 activities[event.activity.id] = event.activity
             }
             sequence = event.sequence
-            if event.kind == .ended, let entry = HistoryEntry(event.activity) { finished.append(entry) }
+            if event.kind == .ended, let entry = HistoryEntry(event.activity) {
+                // An ended activity's dismissal date moved (its `ended` event again): one entry still.
+                finished.removeAll { $0.id == entry.id }
+                finished.append(entry)
+            }
         }
         log += events
         if log.count > logCapacity { log.removeFirst(log.count - logCapacity) }
