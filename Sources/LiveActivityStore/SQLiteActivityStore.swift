@@ -140,13 +140,15 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
                     .bind(.int(Int64(event.sequence)), .text(event.kind.rawValue), .text(event.activity.id),
                           .double(now), .text(StoredActivity.encode(event, activityText: activityText)))
                     .run()
-                if events.count > 1, lastEventOfActivity[event.activity.id] != index {
-                    // A later event of the group leaves this activity's row.
-                } else if event.kind == .dismissed {
-                    try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
-                } else {
-                    try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")
-                        .bind(.text(event.activity.id), .text(activityText)).run()
+                // Only the activity's last event of the group leaves its row (every event still goes into the
+                // log, and an `ended` one into the history, below).
+                if events.count == 1 || lastEventOfActivity[event.activity.id] == index {
+                    if event.kind == .dismissed {
+                        try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
+                    } else {
+                        try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")
+                            .bind(.text(event.activity.id), .text(activityText)).run()
+                    }
                 }
                 if event.kind == .ended, let entry = HistoryEntry(event.activity) {
                     try database.statement("INSERT OR REPLACE INTO history (id, end_date, json) VALUES (?, ?, ?)")
