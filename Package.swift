@@ -28,6 +28,16 @@ let package = Package(
             name: "CLibEv",
             providers: [.apt(["libev-dev", "libwebsockets-evlib-ev"])]
         ),
+        // C: liburing 2 from Debian (liburing-dev): io_uring, through which a broadcast pass hands its sends to
+        // the kernel in one system call (Sources/LiveActivityLWS/LWS/SendQueue.swift; BENCHMARKS.md, issue 30).
+        // Linked here; called through CSendRing, a C target of our own that includes liburing.h (its macros
+        // would change the system headers' types under Swift's other C modules).
+        .systemLibrary(
+            name: "CLibURing",
+            pkgConfig: "liburing",
+            providers: [.apt(["liburing-dev"])]
+        ),
+        .target(name: "CSendRing", dependencies: ["CLibURing"]),
         // C: SQLite 3 from Debian (libsqlite3-dev), the embedded store.
         .systemLibrary(
             name: "CSQLite",
@@ -125,7 +135,7 @@ let package = Package(
         // class-property access on the write path (BENCHMARKS.md, profile). Debug builds keep them.
         .target(
             name: "LiveActivityLWS",
-            dependencies: ["LiveActivityCore", "CLibWebSockets", "CLibEv", "CZlib", "LWSSupport"],
+            dependencies: ["LiveActivityCore", "CLibWebSockets", "CLibEv", "CSendRing", "CZlib", "LWSSupport"],
             swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // Transport: the server's features, the hub, the store's side, the APNs listener (OpenSSL, libnghttp2);

@@ -300,6 +300,7 @@ public final class LiveActivityServer: @unchecked Sendable {
                           permessageDeflate: configuration.permessageDeflate, shutdownGracePeriod: configuration.shutdownGracePeriod,
                           // Broadcast payloads may be 5 KB; device pushes 4 KB (the push endpoint checks its own limit).
                           maximumBodyBytes: APNsPush.maximumBroadcastBytes,
-                          eventLoop: configuration.eventLoop == .poll ? .poll : .epoll)
+                          eventLoop: configuration.eventLoop == .poll ? .poll : .epoll,
+                          sendsThroughIoUring: configuration.ioUring)
     }
 }

@@ -59,6 +59,7 @@ struct SourceEdgeTests {
         "CVips": ["LiveActivityImages/"],
         "CZlib": ["LiveActivityLWS/Compression/"],
         "CLibEv": ["LiveActivityLWS/LWS/EventLoop.swift"],
+        "CSendRing": ["LiveActivityLWS/LWS/SendQueue.swift"],
     ]
 
     @Test func eachCLibraryIsImportedOnlyByItsAdapterFolders() throws {

@@ -1,9 +1,11 @@
-"""`serve --event-loop epoll|poll` (issue 30): what waits for the sockets.
+"""`serve --event-loop epoll|poll` and `--io-uring on|off` (issue 30): what waits for the sockets, and how a
+broadcast's sends reach the kernel.
 
 The default is epoll (libev, through libwebsockets' libev plugin), which the rest of the suite runs on; this
 file checks that the startup log says which loop runs, and that lws's own poll() loop, still offered, serves
 the same conversation: a snapshot, a start, a burst of updates broadcast in order to two watchers, and a
-clean stop on SIGTERM.
+clean stop on SIGTERM. Likewise a broadcast pass's sends: through io_uring (the default, one system call for the
+pass) or one `send(2)` each (`--io-uring off`), the log saying which.
 """
 from __future__ import annotations
 
@@ -28,14 +30,17 @@ def wait_for_line(srv, needle: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"no log line with {needle!r}:\n" + "\n".join(srv.stderr_lines))
 
 
-@pytest.mark.parametrize("flag, expected", [((), "epoll"), (("--event-loop", "poll"), "poll"),
-                                            (("--event-loop", "epoll"), "epoll")])
-def test_each_event_loop_serves_the_broadcast_in_order_and_stops_cleanly(tmp_path, flag, expected):
+@pytest.mark.parametrize("flag, expected, sends", [((), "epoll", "io_uring"), (("--event-loop", "poll"), "poll", "io_uring"),
+                                                   (("--event-loop", "epoll"), "epoll", "io_uring"),
+                                                   (("--io-uring", "off"), "epoll", "send"),
+                                                   (("--event-loop", "poll", "--io-uring", "off"), "poll", "send")])
+def test_each_event_loop_serves_the_broadcast_in_order_and_stops_cleanly(tmp_path, flag, expected, sends):
     srv = launch("--memory", "--rate", "10000", "--burst", "10000", *flag, cwd=tmp_path,
-                 log_name=f"test_event_loop_{expected}_{len(flag)}").wait_listening()
+                 log_name=f"test_event_loop_{expected}_{sends}_{len(flag)}").wait_listening()
     try:
         line = wait_for_line(srv, "info liveactivity: listening")
-        assert f"event_loop={expected}" in line, line
+        assert f"event_loop={expected}" in line and f"sends={sends}" in line, line
+        assert not any("io_uring is not available" in l for l in srv.stderr_lines), srv.stderr_lines
         url = f"ws://127.0.0.1:{srv.port}/ws"
 
         async def conversation():
@@ -69,3 +74,11 @@ def test_an_unknown_event_loop_is_a_usage_error(tmp_path):
     srv.stop()
     assert code == 2, code
     assert '--event-loop must be epoll or poll, got "kqueue"' in srv.output()
+
+
+def test_an_io_uring_value_other_than_on_or_off_is_a_usage_error(tmp_path):
+    srv = launch("--io-uring", "maybe", cwd=tmp_path, log_name="test_event_loop_io_uring_usage")
+    code = srv.proc.wait(30)
+    srv.stop()
+    assert code == 2, code
+    assert '--io-uring must be on or off, got "maybe"' in srv.output()

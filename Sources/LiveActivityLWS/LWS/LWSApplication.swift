@@ -40,7 +40,10 @@ package protocol LWSApplication: AnyObject {
     /// Between two clients' writes in a long round (each WRITEABLE, each session of ``LWSServerAdapter``'s
     /// broadcast pass): hand held changes over if they waited long enough, and run the inbox if it has jobs.
     /// Called once per session written, so it must be cheap when there is nothing to do.
-    func betweenWrites()
+    /// - Parameter beforeInbox: called first when the inbox has jobs (they may broadcast, and so move the hub's
+    ///   frames, or close sessions): the adapter submits the sends it queued (``SendQueue``), whose bytes it borrows
+    ///   from the hub.
+    func betweenWrites(beforeInbox: () -> Void)
     /// The timer scheduled with ``LWSServerAdapter/scheduleTimer(after:)`` is due. What it broadcasts is
     /// written right after it returns.
     func timerFired()

@@ -34,12 +34,15 @@ package struct LWSServerSettings: Sendable {
     package var maximumBodyBytes: Int
     /// Which system call waits for the sockets (``LWSEventLoop``); default epoll.
     package var eventLoop: LWSEventLoop
+    /// Whether a broadcast pass hands its sends to the kernel together through io_uring (``SendQueue``); default
+    /// on. Off, or when the kernel refuses io_uring, each write is its own `send(2)`.
+    package var sendsThroughIoUring: Bool
 
     /// Settings with every value given (see each property).
     package init(listenAddress: String, host: String, port: Int, listensOnIPv4Only: Bool, publicDirectory: String,
                  usesTLS: Bool, tlsCertificatePath: String?, tlsPrivateKeyPath: String?, pingIntervalSeconds: Int, idleTimeoutSeconds: Int,
                  permessageDeflate: Bool, shutdownGracePeriod: TimeInterval, maximumBodyBytes: Int,
-                 eventLoop: LWSEventLoop = .epoll) {
+                 eventLoop: LWSEventLoop = .epoll, sendsThroughIoUring: Bool = true) {
         self.listenAddress = listenAddress
         self.host = host
         self.port = port
@@ -54,6 +57,7 @@ package struct LWSServerSettings: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.maximumBodyBytes = maximumBodyBytes
         self.eventLoop = eventLoop
+        self.sendsThroughIoUring = sendsThroughIoUring
     }
 }
 
@@ -112,12 +116,18 @@ package final class LWSServerAdapter {
     var readyToWrite: [Int] = []
     /// The ready sessions with replies waiting, written first in a pass (``writeBroadcast()``); reused too.
     var answeringFirst: [Int] = []
+    /// The broadcast pass's sends, handed to the kernel together (LWS/SendQueue.swift); nil when io_uring is
+    /// turned off or the kernel refuses it: each write is then its own `send(2)`.
+    var sendQueue: SendQueue?
     /// The buffer that gathers a client's waiting frames into one write (LWS/WriteBatch.swift).
     let outgoingBatch = WriteBatch()
     /// Compresses each message once for every client that negotiated permessage-deflate (Compression/).
     let deflate = Deflate()
     /// Set once the service loop has left its main loop: clients are being closed, handshakes refused.
     package internal(set) var isShuttingDown = false
+    /// How a broadcast pass sends: `io_uring` (one system call for the pass's sends, ``SendQueue``) or `send` (one
+    /// `send(2)` per write: turned off, or refused by the kernel, then or later).
+    package var sends: String { sendQueue == nil ? "send" : "io_uring" }
     /// The loop the running context waits on (``LWSEventLoop/poll`` when epoll was asked for and could not
     /// be had); set before the application hears `serviceStarted`.
     package internal(set) var eventLoop: LWSEventLoop?
@@ -133,6 +143,7 @@ package final class LWSServerAdapter {
         self.hub = hub
         self.metrics = metrics
         self.logger = logger
+        sendQueue = settings.sendsThroughIoUring ? SendQueue() : nil
     }
 
     /// Sets the application the adapter calls; once, before ``run()``. It is held strongly: it must not hold

@@ -129,7 +129,7 @@ extension LWSServerAdapter {
         guard let session = session(in: sessionData) else { return 0 }
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
         // and the store's results (the inbox) are not left waiting for its end.
-        application.betweenWrites()
+        application.betweenWrites(beforeInbox: {})
         return session._withUnsafeGuaranteedRef { writeWaiting(to: $0, on: wsi) }
     }
 
@@ -138,10 +138,14 @@ extension LWSServerAdapter {
     /// client, its permessage-deflate form for the others. When more than one frame waits, they go out together, up to
     /// ``WriteBatch/limit`` bytes (``writeGathered(from:to:socket:lwsIsIdle:_:)``). A closing session gets its close
     /// frame once the rest is written. Nothing is written once lws is closing the connection itself.
-    /// - Parameter lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not begun
-    ///   its own close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
+    /// - Parameters:
+    ///   - lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not begun its own
+    ///     close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
+    ///   - sendQueue: the broadcast pass's queue (with `lwsIsIdle`), held by the caller: a single broadcast frame for
+    ///     a plain client is queued there (its bytes stay put in the hub's ring until the pass submits them,
+    ///     before the inbox runs) rather than sent at once.
     /// - Returns: -1 when the connection must close (a write failed), else 0.
-    private func writeWaiting(to session: Session, on wsi: OpaquePointer, lwsIsIdle: Bool = false) -> Int32 {
+    private func writeWaiting(to session: Session, on wsi: OpaquePointer, lwsIsIdle: Bool = false, sendQueue: SendQueue? = nil) -> Int32 {
         // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
         // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
         if session.isClosing, session.closeFrameSent { return 0 }
@@ -157,7 +161,17 @@ extension LWSServerAdapter {
             let sent: Bool?
             if run.count == 1 {
                 let whole = hub.withBroadcastFrame(at: run.lowerBound) { frame in
-                    withWire(of: frame, for: session) { write($0, to: wsi, socket: socket, lwsIsIdle: lwsIsIdle) }
+                    withWire(of: frame, for: session) { bytes in
+                        // In a broadcast pass, a plain client's frame is queued with the others'.
+                        if let sendQueue, socket >= 0, session.deflate == nil {
+                            if sendQueue.isFull { submitQueuedSends() }
+                            if !sendQueue.isBroken {
+                                queueSend(bytes, to: wsi, socket: socket, sendQueue)
+                                return true
+                            }
+                        }
+                        return write(bytes, to: wsi, socket: socket, lwsIsIdle: lwsIsIdle)
+                    }
                 }
                 session.cursor = run.upperBound
                 sent = whole ? hub.hasPending(session) : nil
@@ -231,6 +245,8 @@ extension LWSServerAdapter {
         // during the pass), and a session the inbox closes meanwhile is skipped there.
         let hub = self.hub, application = self.application!
         while broadcastWritesDue {
+            // Held for the pass (no retain per client); a queue the kernel refused stays set here but takes nothing.
+            let sendQueue = self.sendQueue
             broadcastWritesDue = false
             let sessions = hub.sessionsInOrder
             var ready = readyToWrite, answering = answeringFirst
@@ -258,13 +274,15 @@ extension LWSServerAdapter {
                 }
                 Unmanaged.passUnretained(sessions[index])._withUnsafeGuaranteedRef { session in
                     guard !session.isClosing, let wsi = session.connection?.wsi else { return }
-                    if writeWaiting(to: session, on: wsi, lwsIsIdle: true) < 0 {
+                    if writeWaiting(to: session, on: wsi, lwsIsIdle: true, sendQueue: sendQueue) < 0 {
                         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                     }
-                    application.betweenWrites()
+                    application.betweenWrites(beforeInbox: submitQueuedSends)
                 }
             }
             readyToWrite = ready
+            // Before another pass writes to the same clients again, and before lws is serviced.
+            submitQueuedSends()
         }
         application.releaseHeldSubmissions()
     }
@@ -301,6 +319,46 @@ extension LWSServerAdapter {
         }
         let bytes = batch.bytes
         return write(UnsafeRawBufferPointer(bytes), to: wsi, socket: socket, lwsIsIdle: lwsIsIdle) ? more : nil
+    }
+
+    /// Queues one write of whole frames on a plain TCP connection whose earlier bytes lws has all sent, to go out
+    /// with the pass's other sends (``SendQueue``, ``submitQueuedSends()``): the same bytes the `send(2)` of
+    /// ``write(_:to:socket:lwsIsIdle:)`` would send, which must stay put until then.
+    @inline(__always)
+    private func queueSend(_ bytes: UnsafeRawBufferPointer, to wsi: OpaquePointer, socket: Int32, _ sendQueue: SendQueue) {
+        metrics.webSocketWrites += 1
+        metrics.webSocketWritesQueued += 1
+        sendQueue.queue(bytes, on: socket, of: wsi)
+    }
+
+    /// Submits the sends the broadcast pass queued (``queueSend(_:to:socket:_:)``) and settles each: what a socket
+    /// did not take goes to lws (`LWS_WRITE_RAW`, kept in its `buflist_out` and sent first at the next POLLOUT), as
+    /// after a short `send(2)`; a broken connection is killed at the next service. Should the kernel refuse the
+    /// ring, later passes send each write themselves.
+    func submitQueuedSends() {
+        guard let sendQueue, !sendQueue.isEmpty else { return }
+        metrics.webSocketWriteSubmissions += 1
+        sendQueue.submit(sendCompleted)
+        if sendQueue.isBroken {
+            logger.warning("io_uring refused the server's sends: sending each write with send(2) from now on", [:])
+            self.sendQueue = nil
+        }
+    }
+
+    /// One queued send's result (``submitQueuedSends()``): the bytes the socket took, or `-errno`.
+    private func sendCompleted(_ send: SendQueue.Send, _ result: Int) {
+        let count = send.bytes.count
+        if result == count { return }
+        guard result >= 0 || result == -Int(EAGAIN) else {
+            lws_set_timeout(send.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+            return
+        }
+        metrics.webSocketWritesBuffered += 1
+        let sent = max(result, 0)
+        let rest = UnsafeMutablePointer(mutating: send.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)) + sent
+        if Int(lws_write(send.wsi, rest, count - sent, LWSConstants.writeRaw)) < count - sent {
+            lws_set_timeout(send.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        }
     }
 
     /// Calls `body` with `frame` whole as `session` gets it: ``Frame/wire`` for a plain client; for a

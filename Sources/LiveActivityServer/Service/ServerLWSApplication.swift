@@ -10,7 +10,7 @@ import LiveActivityLWS
 final class ServerLWSApplication: LWSApplication {
     /// The server; it outlives its adapter's service loop (the service thread's closure holds it).
     private unowned(unsafe) let server: LiveActivityServer
-    /// The server's committer and inbox, which ``betweenWrites()`` checks once per client written: held here
+    /// The server's committer and inbox, which ``betweenWrites(beforeInbox:)`` checks once per client written: held here
     /// (and the committer borrowed there) so that those checks take no retain and release of them (the
     /// server owns both for as long as it has this bridge).
     private unowned(unsafe) let committer: ChangeCommitter
@@ -41,7 +41,11 @@ final class ServerLWSApplication: LWSApplication {
         server.runInbox()
         server.logger.info("listening", ["host": server.configuration.host, "port": "\(port)",
                                          "public": server.configuration.publicDirectory.path,
-                                         "event_loop": server.adapter.eventLoop?.rawValue ?? "unknown"])
+                                         "event_loop": server.adapter.eventLoop?.rawValue ?? "unknown",
+                                         "sends": server.adapter.sends])
+        if server.configuration.ioUring, server.adapter.sends != "io_uring" {
+            server.logger.warning("io_uring is not available (a kernel before 5.6, a seccomp profile, or kernel.io_uring_disabled): each write is its own send(2)", [:])
+        }
         server.timing.timerFired()
         // Deadlines that passed while the server was down are durable before the first client is served.
         server.finishStoreWork()
@@ -85,13 +89,16 @@ final class ServerLWSApplication: LWSApplication {
     }
 
     @inline(__always)
-    func betweenWrites() {
+    func betweenWrites(beforeInbox: () -> Void) {
         // A round that writes to thousands of clients lasts tens of milliseconds: changes held for the store
         // and the store's results (the inbox) are not left waiting for its end.
         // Borrowed, not loaded: a plain use of the unowned(unsafe) reference still took a retain and a
         // release around the call (the disassembly shows them), once per client written.
         Unmanaged.passUnretained(committer)._withUnsafeGuaranteedRef { $0.releaseHeldSubmissionsIfDue() }
-        if inbox.hasJobs { server.runInbox() }
+        if inbox.hasJobs {
+            beforeInbox()
+            server.runInbox()
+        }
     }
 
     func timerFired() {
