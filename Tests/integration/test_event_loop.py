@@ -10,11 +10,13 @@ pass) or one `send(2)` each (`--io-uring off`), the log saying which.
 from __future__ import annotations
 
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from support import launch
+from support import DEFAULT_PUBLIC, Launched, launch, liveactivity_bin
 from wsclient import connect, recv_json, recv_until, request, run
 
 UPDATES = 50
@@ -30,6 +32,33 @@ def wait_for_line(srv, needle: str, timeout: float = 30.0) -> str:
     raise AssertionError(f"no log line with {needle!r}:\n" + "\n".join(srv.stderr_lines))
 
 
+def serves_a_burst_in_order_and_stops_cleanly(srv) -> None:
+    """A start and a burst of updates, broadcast in order to two watchers; then SIGTERM, exit 0."""
+    url = f"ws://127.0.0.1:{srv.port}/ws"
+
+    async def conversation():
+        async with connect(url) as control, connect(url) as first, connect(url) as second:
+            for ws in (control, first, second):
+                assert (await recv_json(ws))["type"] == "snapshot"
+            start = {"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 600}
+            activity = (await request(control, start))["activityId"]
+            for index in range(UPDATES):
+                await control.send('{"type":"update","requestId":"u%d","activityId":"%s","durationSeconds":%d}'
+                                   % (index, activity, 600 + index))
+            await recv_until(control, lambda m: m.get("requestId") == f"u{UPDATES - 1}")
+            for ws in (first, second):
+                sequences = []
+                while len(sequences) < UPDATES + 1:
+                    message = await recv_json(ws)
+                    if message.get("type") == "activity":
+                        sequences.append(message["sequence"])
+                assert sequences == sorted(sequences) and len(set(sequences)) == UPDATES + 1, sequences
+
+    run(conversation())
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(30) == 0
+
+
 @pytest.mark.parametrize("flag, expected, sends", [((), "epoll", "io_uring"), (("--event-loop", "poll"), "poll", "io_uring"),
                                                    (("--event-loop", "epoll"), "epoll", "io_uring"),
                                                    (("--io-uring", "off"), "epoll", "send"),
@@ -41,29 +70,23 @@ def test_each_event_loop_serves_the_broadcast_in_order_and_stops_cleanly(tmp_pat
         line = wait_for_line(srv, "info liveactivity: listening")
         assert f"event_loop={expected}" in line and f"sends={sends}" in line, line
         assert not any("io_uring is not available" in l for l in srv.stderr_lines), srv.stderr_lines
-        url = f"ws://127.0.0.1:{srv.port}/ws"
+        serves_a_burst_in_order_and_stops_cleanly(srv)
+    finally:
+        srv.stop()
 
-        async def conversation():
-            async with connect(url) as control, connect(url) as first, connect(url) as second:
-                for ws in (control, first, second):
-                    assert (await recv_json(ws))["type"] == "snapshot"
-                start = {"type": "start", "requestId": "s", "attributes": {"workout": "jogging"}, "durationSeconds": 600}
-                activity = (await request(control, start))["activityId"]
-                for index in range(UPDATES):
-                    await control.send('{"type":"update","requestId":"u%d","activityId":"%s","durationSeconds":%d}'
-                                       % (index, activity, 600 + index))
-                await recv_until(control, lambda m: m.get("requestId") == f"u{UPDATES - 1}")
-                for ws in (first, second):
-                    sequences = []
-                    while len(sequences) < UPDATES + 1:
-                        message = await recv_json(ws)
-                        if message.get("type") == "activity":
-                            sequences.append(message["sequence"])
-                    assert sequences == sorted(sequences) and len(set(sequences)) == UPDATES + 1, sequences
 
-        run(conversation())
-        srv.proc.send_signal(signal.SIGTERM)
-        assert srv.proc.wait(30) == 0
+def test_a_kernel_that_refuses_io_uring_gets_one_send_each_and_a_warning(tmp_path):
+    """As under a container's seccomp profile: `io_uring_setup` answers EPERM (deny_io_uring.py), so the server
+    says so once at startup and sends each write itself, serving the same conversation."""
+    serve = [str(liveactivity_bin()), "serve", "--port", "0", "--public", str(DEFAULT_PUBLIC.resolve()),
+             "--memory", "--rate", "10000", "--burst", "10000"]
+    srv = Launched([sys.executable, str(Path(__file__).with_name("deny_io_uring.py")), *serve], tmp_path,
+                   "test_event_loop_io_uring_denied", None).wait_listening()
+    try:
+        line = wait_for_line(srv, "info liveactivity: listening")
+        assert "sends=send" in line, line
+        wait_for_line(srv, "io_uring is not available")
+        serves_a_burst_in_order_and_stops_cleanly(srv)
     finally:
         srv.stop()
 

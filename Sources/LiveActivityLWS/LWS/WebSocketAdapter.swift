@@ -141,11 +141,12 @@ extension LWSServerAdapter {
     /// - Parameters:
     ///   - lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not begun its own
     ///     close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
-    ///   - sendQueue: the broadcast pass's queue (with `lwsIsIdle`), held by the caller: a single broadcast frame for
-    ///     a plain client is queued there (its bytes stay put in the hub's ring until the pass submits them,
-    ///     before the inbox runs) rather than sent at once.
+    ///   - sendQueue: the broadcast pass's queue (with `lwsIsIdle`), held by the caller (unmanaged: an optional
+    ///     reference cost a retain and a release per client): a single broadcast frame for a plain client is queued
+    ///     there (its bytes stay put in the hub's ring until the pass submits them, before the inbox runs) rather
+    ///     than sent at once.
     /// - Returns: -1 when the connection must close (a write failed), else 0.
-    private func writeWaiting(to session: Session, on wsi: OpaquePointer, lwsIsIdle: Bool = false, sendQueue: SendQueue? = nil) -> Int32 {
+    private func writeWaiting(to session: Session, on wsi: OpaquePointer, lwsIsIdle: Bool = false, sendQueue: Unmanaged<SendQueue>? = nil) -> Int32 {
         // After the close frame nothing more is written (RFC 6455 §5.5.1): not a tick, not a reply.
         // (`isClosing` first: it shares the first cache line with the other fields a write reads.)
         if session.isClosing, session.closeFrameSent { return 0 }
@@ -160,17 +161,15 @@ extension LWSServerAdapter {
         if !run.isEmpty {
             let sent: Bool?
             if run.count == 1 {
-                let whole = hub.withBroadcastFrame(at: run.lowerBound) { frame in
-                    withWire(of: frame, for: session) { bytes in
-                        // In a broadcast pass, a plain client's frame is queued with the others'.
-                        if let sendQueue, socket >= 0, session.deflate == nil {
-                            if sendQueue.isFull { submitQueuedSends() }
-                            if !sendQueue.isBroken {
-                                queueSend(bytes, to: wsi, socket: socket, sendQueue)
-                                return true
-                            }
-                        }
-                        return write(bytes, to: wsi, socket: socket, lwsIsIdle: lwsIsIdle)
+                let whole: Bool
+                if let sendQueue, socket >= 0, session.deflate == nil {
+                    // In a broadcast pass, a plain client's frame is queued with the others': its bytes, in the frame
+                    // the ring holds, stay put until the pass submits them.
+                    let bytes = hub.withBroadcastFrame(at: run.lowerBound) { frame in withWire(of: frame, for: session) { $0 } }
+                    whole = sendQueue._withUnsafeGuaranteedRef { queueSend(bytes, to: wsi, socket: socket, $0) }
+                } else {
+                    whole = hub.withBroadcastFrame(at: run.lowerBound) { frame in
+                        withWire(of: frame, for: session) { write($0, to: wsi, socket: socket, lwsIsIdle: lwsIsIdle) }
                     }
                 }
                 session.cursor = run.upperBound
@@ -245,8 +244,10 @@ extension LWSServerAdapter {
         // during the pass), and a session the inbox closes meanwhile is skipped there.
         let hub = self.hub, application = self.application!
         while broadcastWritesDue {
-            // Held for the pass (no retain per client); a queue the kernel refused stays set here but takes nothing.
-            let sendQueue = self.sendQueue
+            // Held for the pass (no retain per client); a queue the kernel refused stays held here but takes nothing.
+            let heldQueue = self.sendQueue
+            let sendQueue = heldQueue.map { Unmanaged.passUnretained($0) }
+            defer { withExtendedLifetime(heldQueue) {} }
             broadcastWritesDue = false
             let sessions = hub.sessionsInOrder
             var ready = readyToWrite, answering = answeringFirst
@@ -277,7 +278,10 @@ extension LWSServerAdapter {
                     if writeWaiting(to: session, on: wsi, lwsIsIdle: true, sendQueue: sendQueue) < 0 {
                         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
                     }
-                    application.betweenWrites(beforeInbox: submitQueuedSends)
+                    // The adapter borrowed, not captured: a method reference retained it once per client.
+                    Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { adapter in
+                        application.betweenWrites(beforeInbox: { adapter.submitQueuedSends() })
+                    }
                 }
             }
             readyToWrite = ready
@@ -323,12 +327,17 @@ extension LWSServerAdapter {
 
     /// Queues one write of whole frames on a plain TCP connection whose earlier bytes lws has all sent, to go out
     /// with the pass's other sends (``SendQueue``, ``submitQueuedSends()``): the same bytes the `send(2)` of
-    /// ``write(_:to:socket:lwsIsIdle:)`` would send, which must stay put until then.
+    /// ``write(_:to:socket:lwsIsIdle:)`` would send, which must stay put until then. A full queue is submitted
+    /// first; once the kernel has refused the ring, the bytes are written at once instead.
+    /// - Returns: whether they were queued, sent or buffered; false: the connection is broken and must close.
     @inline(__always)
-    private func queueSend(_ bytes: UnsafeRawBufferPointer, to wsi: OpaquePointer, socket: Int32, _ sendQueue: SendQueue) {
+    private func queueSend(_ bytes: UnsafeRawBufferPointer, to wsi: OpaquePointer, socket: Int32, _ sendQueue: SendQueue) -> Bool {
+        if sendQueue.isFull { submitQueuedSends() }
+        if sendQueue.isBroken { return write(bytes, to: wsi, socket: socket, lwsIsIdle: true) }
         metrics.webSocketWrites += 1
         metrics.webSocketWritesQueued += 1
         sendQueue.queue(bytes, on: socket, of: wsi)
+        return true
     }
 
     /// Submits the sends the broadcast pass queued (``queueSend(_:to:socket:_:)``) and settles each: what a socket
