@@ -118,7 +118,7 @@ public struct ServerConfiguration: Sendable {
         case poll
     }
     /// Whether a broadcast pass hands its sends to the kernel together, in one `io_uring_enter(2)` (`--io-uring
-    /// on|off`): the same bytes as one `send(2)` per client, for about 10 % less CPU per delivery on loopback
+    /// on|off`): the same bytes as one `send(2)` per client, for 4–15 % less CPU per delivery on loopback
     /// (BENCHMARKS.md, issue 30). Off, or when the kernel refuses io_uring (a kernel before 5.6, a container's
     /// seccomp profile, `kernel.io_uring_disabled`; a warning says so at startup), each write is its own
     /// `send(2)`. Default on.

@@ -3,10 +3,11 @@ import Glibc
 
 /// A broadcast pass's sends to many clients, handed to the kernel together: one `io_uring_enter(2)` for up to
 /// ``capacity`` `send(2)`s (io_uring, through liburing) instead of one system call each. On loopback a delivery's
-/// cost is mostly the kernel's, and a pass of 1,000 single-frame sends costs about 14 % less CPU this way
-/// (BENCHMARKS.md, issue 30). Each send is the same bytes on the same socket as the `send(2)` it replaces, and
-/// never waits: a socket without room answers at once with a short count or `EAGAIN`, which the caller hands to
-/// lws as it would after a short `send(2)`.
+/// cost is mostly the kernel's: a pass of 1,000 single-frame sends costs about 10 % less CPU this way in a bare C
+/// loop (Tests/bench/send_batch.c), and the server's fixed load 4–15 % less per delivery (BENCHMARKS.md, issue
+/// 30). Each send is the same bytes on the same socket as the `send(2)` it replaces, and never waits: a socket
+/// without room answers at once with a short count or `EAGAIN`, which the caller hands to lws as it would after a
+/// short `send(2)`.
 ///
 /// The queued bytes are borrowed: they must stay where they are, unchanged, until ``submit(_:)`` returns. One
 /// write per connection may be queued (the caller's pass writes each client once), so a connection's bytes keep
