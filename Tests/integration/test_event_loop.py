@@ -91,17 +91,13 @@ def test_a_kernel_that_refuses_io_uring_gets_one_send_each_and_a_warning(tmp_pat
         srv.stop()
 
 
-def test_an_unknown_event_loop_is_a_usage_error(tmp_path):
-    srv = launch("--event-loop", "kqueue", cwd=tmp_path, log_name="test_event_loop_unknown")
+@pytest.mark.parametrize("option, value, message", [
+    ("--event-loop", "kqueue", '--event-loop must be epoll or poll, got "kqueue"'),
+    ("--io-uring", "maybe", '--io-uring must be on or off, got "maybe"'),
+])
+def test_an_unknown_value_is_a_usage_error(tmp_path, option, value, message):
+    srv = launch(option, value, cwd=tmp_path, log_name=f"test_event_loop_usage{option}")
     code = srv.proc.wait(30)
     srv.stop()
     assert code == 2, code
-    assert '--event-loop must be epoll or poll, got "kqueue"' in srv.output()
-
-
-def test_an_io_uring_value_other_than_on_or_off_is_a_usage_error(tmp_path):
-    srv = launch("--io-uring", "maybe", cwd=tmp_path, log_name="test_event_loop_io_uring_usage")
-    code = srv.proc.wait(30)
-    srv.stop()
-    assert code == 2, code
-    assert '--io-uring must be on or off, got "maybe"' in srv.output()
+    assert message in srv.output()
