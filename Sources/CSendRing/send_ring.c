@@ -14,7 +14,6 @@
 /* See send_ring.h for what each function does. */
 struct csendring { struct io_uring ring; };
 
-
 struct csendring *csendring_open(unsigned entries) {
 	struct csendring *ring = calloc(1, sizeof *ring);
 	if (ring == NULL) return NULL;
