@@ -57,9 +57,8 @@ struct ServeOptions {
       --heartbeat-seconds S   seconds between heartbeat messages to every watching client (default 15)
       --event-loop epoll|poll what waits for the sockets: epoll (through libev) or libwebsockets' own
                               poll() over every socket (default epoll; poll when libev is missing)
-      --io-uring on|off       hand each broadcast's sends to clients without permessage-deflate to the kernel
-                              together through io_uring (default on; off, or refused by the kernel, one
-                              send() per client)
+      --io-uring on|off       hand each broadcast's sends to the kernel together through io_uring (default
+                              on; off, or refused by the kernel, one send() per client)
 
     APNs (HTTP/2 provider API for real APNs clients; see docs/APNS-BACKENDS.md)
       --apns-port PORT        also serve APNs's API over HTTP/2 on this port, 0 picks one (default: off;

@@ -61,13 +61,20 @@ package final class Frame: @unchecked Sendable {
 
     /// The compressed frames, header included, by window size (index: bits - 9), made on first use; a
     /// frame whose compressed form is no smaller than stored is marked in ``incompressibleWindows`` instead.
-    package var deflated: [[UInt8]?] = []
+    /// Each is an allocation of its own, freed with the frame, so that its address holds while the frame lives
+    /// (a broadcast pass hands it to the kernel and submits later).
+    package var deflated: [UnsafeRawBufferPointer?] = []
     /// Window sizes (bit `bits - 9`) for which compressing did not pay: those clients get ``stored``.
     package var incompressibleWindows: UInt8 = 0
-    /// The frame as stored blocks, header included (RSV1 set), made on first use.
-    package var stored: [UInt8]?
+    /// The frame as stored blocks, header included (RSV1 set), made on first use; an allocation of its own,
+    /// freed with the frame, as ``deflated``'s.
+    package var stored: UnsafeRawBufferPointer?
 
-    deinit { (payload - headroom).deallocate() }
+    deinit {
+        (payload - headroom).deallocate()
+        for wire in deflated { wire?.deallocate() }
+        stored?.deallocate()
+    }
 
     /// The whole frame as a client without permessage-deflate gets it: header, then payload
     /// (``headerLength`` + ``count`` bytes), for `LWS_WRITE_RAW`.

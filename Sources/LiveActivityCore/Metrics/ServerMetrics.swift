@@ -25,7 +25,7 @@ package final class ServerMetrics {
     /// the rest and sends it before anything else once the socket has room (a client reading slowly).
     package var webSocketWritesBuffered = 0
     /// Of those writes, the ones a broadcast pass queued and handed to the kernel together (io_uring): to clients
-    /// without permessage-deflate with one message waiting.
+    /// with one message waiting.
     package var webSocketWritesQueued = 0
     /// System calls that handed queued writes to the kernel (`io_uring_enter(2)`): one per broadcast pass as a rule.
     package var webSocketWriteSubmissions = 0
@@ -102,7 +102,7 @@ package final class ServerMetrics {
                [("", Double(webSocketWrites))])
         metric("liveactivity_websocket_writes_buffered_total", "counter", "Sends the client's socket took only in part: the rest is kept and sent first once it has room.",
                [("", Double(webSocketWritesBuffered))])
-        metric("liveactivity_websocket_writes_queued_total", "counter", "Of those writes, the ones a broadcast handed to the kernel together (io_uring): clients without permessage-deflate with one message waiting.",
+        metric("liveactivity_websocket_writes_queued_total", "counter", "Of those writes, the ones a broadcast handed to the kernel together (io_uring): clients with one message waiting.",
                [("", Double(webSocketWritesQueued))])
         metric("liveactivity_websocket_write_submissions_total", "counter", "System calls that handed queued writes to the kernel (io_uring_enter): about one per broadcast that had such clients.",
                [("", Double(webSocketWriteSubmissions))])

@@ -11,8 +11,9 @@ extension Frame {
     /// - Parameters:
     ///   - windowBits: 9...15 (``PermessageDeflate/windowBits``); nil: never compress.
     ///   - deflate: the server's compressor.
-    /// - Returns: the frame's bytes, header included, and whether they are compressed (else stored).
-    func deflatedWire(windowBits: Int?, using deflate: Deflate) -> (wire: [UInt8], compressed: Bool) {
+    /// - Returns: the frame's bytes, header included (kept by the frame: valid, unchanged, while it lives), and
+    ///   whether they are compressed (else stored).
+    func deflatedWire(windowBits: Int?, using deflate: Deflate) -> (wire: UnsafeRawBufferPointer, compressed: Bool) {
         if let windowBits, isBroadcast || count >= deflate.minimumBytes {
             let index = windowBits - Deflate.windowBitsRange.lowerBound
             if incompressibleWindows & (1 << index) == 0 {
@@ -38,14 +39,14 @@ extension Frame {
         return (wire, false)
     }
 
-    /// One exactly sized allocation: the header for a compressed text frame of `payloadLength` bytes
-    /// (RSV1 set), then the payload `fill` writes into the rest.
-    fileprivate static func wire(payloadLength: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
+    /// One exactly sized allocation, which the frame frees (``Frame/deflated``, ``Frame/stored``): the header for
+    /// a compressed text frame of `payloadLength` bytes (RSV1 set), then the payload `fill` writes into the rest.
+    fileprivate static func wire(payloadLength: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> UnsafeRawBufferPointer {
         let headerLength = WebSocketFrameHeader.length(payloadLength: payloadLength)
-        return [UInt8](unsafeUninitializedCapacity: headerLength + payloadLength) { buffer, initialized in
-            WebSocketFrameHeader.write(payloadLength: payloadLength, compressed: true, to: buffer.baseAddress!)
-            fill(UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + headerLength, count: payloadLength))
-            initialized = headerLength + payloadLength
-        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: headerLength + payloadLength, alignment: 1)
+        let start = buffer.baseAddress!.bindMemory(to: UInt8.self, capacity: headerLength + payloadLength)
+        WebSocketFrameHeader.write(payloadLength: payloadLength, compressed: true, to: start)
+        fill(UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + headerLength, count: payloadLength))
+        return UnsafeRawBufferPointer(buffer)
     }
 }

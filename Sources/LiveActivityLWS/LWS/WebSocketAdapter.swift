@@ -142,7 +142,7 @@ extension LWSServerAdapter {
     ///   - lwsIsIdle: the caller has just seen that lws holds none of the connection's bytes and has not begun its own
     ///     close (the broadcast pass, ``writeBroadcast()``); otherwise both are checked here.
     ///   - sendQueue: the broadcast pass's queue (with `lwsIsIdle`), held by the caller (unmanaged: an optional
-    ///     reference cost a retain and a release per client): a single broadcast frame for a plain client is queued
+    ///     reference cost a retain and a release per client): a single broadcast frame is queued
     ///     there (its bytes stay put in the hub's ring until the pass submits them, before the inbox runs) rather
     ///     than sent at once.
     /// - Returns: -1 when the connection must close (a write failed), else 0.
@@ -162,9 +162,9 @@ extension LWSServerAdapter {
             let sent: Bool?
             if run.count == 1 {
                 let whole: Bool
-                if let sendQueue, socket >= 0, session.deflate == nil {
-                    // In a broadcast pass, a plain client's frame is queued with the others': its bytes, in the frame
-                    // the ring holds, stay put until the pass submits them.
+                if let sendQueue, socket >= 0 {
+                    // In a broadcast pass, the client's frame is queued with the others': its bytes (plain or deflate),
+                    // kept by the frame the ring holds, stay put until the pass submits them.
                     let bytes = hub.withBroadcastFrame(at: run.lowerBound) { frame in withWire(of: frame, for: session) { $0 } }
                     whole = sendQueue._withUnsafeGuaranteedRef { queueSend(bytes, to: wsi, socket: socket, $0) }
                 } else {
@@ -380,7 +380,7 @@ extension LWSServerAdapter {
         let wireBytes: Int
         if let negotiated = session.deflate {
             let (wire, compressed) = frame.deflatedWire(windowBits: negotiated.windowBits, using: deflate)
-            result = wire.withUnsafeBytes { body($0) }
+            result = body(wire)
             wireBytes = wire.count
             metrics.deflateCompressions = deflate.compressions
             if compressed {
