@@ -120,9 +120,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether a broadcast pass hands its sends to the kernel together, in one `io_uring_enter(2)` (`--io-uring
     /// on|off`): the same bytes as one `send(2)` per client, for 4–15 % less CPU per delivery on loopback
     /// (BENCHMARKS.md, issue 30). Clients with one message waiting, with or without permessage-deflate: a client
-    /// lagging by several gets them in one `send(2)` either way. Off, or when the kernel refuses io_uring (a kernel before 5.6, a container's
-    /// seccomp profile, `kernel.io_uring_disabled`; a warning says so at startup), each write is its own
-    /// `send(2)`. Default on.
+    /// lagging by several gets them in one `send(2)` either way. Off, or when the kernel refuses io_uring (a kernel
+    /// before 5.6, a container's seccomp profile, `kernel.io_uring_disabled`; a warning says so at startup), each
+    /// write is its own `send(2)`. Default on.
     public var ioUring = true
     /// Budget emulation for the push inspector (`--emulate-budget`; see ``BudgetEmulation``). Default off.
     public var budget = BudgetEmulation()
