@@ -356,16 +356,13 @@ extension LWSServerAdapter {
 
     /// One queued send's result (``submitQueuedSends()``): the bytes the socket took, or `-errno`.
     private func sendCompleted(_ send: SendQueue.Send, _ result: Int) {
-        let count = send.bytes.count
-        if result == count { return }
+        if result == send.bytes.count { return }
         guard result >= 0 || result == -Int(EAGAIN) else {
             lws_set_timeout(send.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
             return
         }
         metrics.webSocketWritesBuffered += 1
-        let sent = max(result, 0)
-        let rest = UnsafeMutablePointer(mutating: send.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)) + sent
-        if Int(lws_write(send.wsi, rest, count - sent, LWSConstants.writeRaw)) < count - sent {
+        if !handToLWS(send.bytes, after: max(result, 0), on: send.wsi) {
             lws_set_timeout(send.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
         }
     }
@@ -424,6 +421,14 @@ extension LWSServerAdapter {
             if sent < 0 { return false }
             metrics.webSocketWritesBuffered += 1
         }
+        return handToLWS(bytes, after: sent, on: wsi)
+    }
+
+    /// Gives lws what the socket did not take of `bytes` (all of them past the first `sent`), `LWS_WRITE_RAW`: lws
+    /// sends it or keeps it in its `buflist_out`, sent first at the next POLLOUT.
+    /// - Returns: whether lws took it all; false: the connection is broken and must close.
+    @inline(__always)
+    private func handToLWS(_ bytes: UnsafeRawBufferPointer, after sent: Int, on wsi: OpaquePointer) -> Bool {
         let rest = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)) + sent
         return Int(lws_write(wsi, rest, bytes.count - sent, LWSConstants.writeRaw)) >= bytes.count - sent
     }
