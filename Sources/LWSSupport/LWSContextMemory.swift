@@ -76,7 +76,7 @@ public final class LWSContextMemory {
     }
 
     /// Builds the extensions table for `lws_context_creation_info.extensions`: permessage-deflate (lws's
-    /// `lws_extension_callback_pm_deflate`), then the zeroed terminator.
+    /// `lws_extension_callback_pm_deflate`, through ``StableDeflateInput``), then the zeroed terminator.
     /// - Parameter clientOffer: what a client context offers in its `Sec-WebSocket-Extensions` request
     ///   header, e.g. `permessage-deflate; client_max_window_bits` (only a client context sends it; a
     ///   server context answers a client's offer by the extension's name).
@@ -87,7 +87,7 @@ public final class LWSContextMemory {
         extensionTables.append(table)
         var deflate = lws_extension()
         deflate.name = keep("permessage-deflate")
-        deflate.callback = lws_extension_callback_pm_deflate
+        deflate.callback = { StableDeflateInput.handle($0, $1, $2, $3, $4, $5, $6) }
         deflate.client_offer = keep(clientOffer)
         table[0] = deflate
         return table

@@ -17,6 +17,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import urllib.request
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 
-from hostile_support import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT, RawWS, inflate_strictly
+from hostile_support import OP_CLOSE, OP_PING, OP_PONG, OP_TEXT, RawWS, deflate_message, inflate_strictly
 from support import liveactivity_bin
 from test_broadcast import finished_content
 from wsclient import connect, recv_json, recv_until, request, run, send_json
@@ -225,6 +226,43 @@ def test_what_clients_send_compressed_is_inflated_whatever_they_asked(server, fa
             for _ in range(3):
                 assert (await request(ws, {"type": "list", "requestId": rid}))["requestId"] == rid
     run(body())
+
+
+@pytest.mark.parametrize("loop", ["epoll", "poll"])
+def test_a_compressed_message_read_in_the_same_round_as_another_clients_stays_whole(start_server, loop):
+    """lws 4.1 inflates at most 1 KiB of a client's message per call and kept the rest of the compressed input
+    pointing into its one read buffer per service thread; the next connection read in the same round wrote over
+    it, and the rest inflated from that client's bytes: a zlib error and the connection dropped without a close
+    frame, or a message silently corrupted ("invalid_json"). The server now hands lws a copy of the input kept
+    by the connection (LWSSupport's StableDeflateInput). Here the server is stopped (SIGSTOP) while two deflate
+    clients each send a request inflating to several KiB, so that one round reads both; each gets its own
+    request back, every round, and lws logs no zlib error."""
+    server = start_server("--event-loop", loop)
+    rng = random.Random(7)
+
+    def text(n: int) -> str:
+        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+    first, second = RawWS(server.port, deflate=True), RawWS(server.port, deflate=True)
+    try:
+        assert first.recv_json()["type"] == "snapshot" and second.recv_json()["type"] == "snapshot"
+        for round_ in range(12):
+            ids = (text(3000), text(12000))
+            frames = [RawWS.frame(OP_TEXT, deflate_message(json.dumps({"type": "list", "requestId": rid}).encode()),
+                                  rsv1=True) for rid in ids]
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            try:
+                first.send_raw(frames[0])
+                second.send_raw(frames[1])
+            finally:
+                os.kill(server.proc.pid, signal.SIGCONT)
+            for client, rid in zip((first, second), ids):
+                reply = client.recv_json(timeout=10)
+                assert reply.get("requestId") == rid, f"round {round_}: {str(reply)[:200]}"
+    finally:
+        first.sock.close()
+        second.sock.close()
+    assert not [line for line in server.stderr_lines if "zlib error" in line], server.stderr_lines[-5:]
 
 
 # -------------------------------------------------------------------------------------------------------------
