@@ -43,7 +43,11 @@ extension LWSServerAdapter {
     /// controller (it publishes) gets ``LWSContextResources/controllerReceiveBufferBytes``, so a round still
     /// takes several of its updates into one broadcast batch; every other client, a viewer that sends little,
     /// ``LWSContextResources/receiveBufferBytes``. The row is the vhost's own (`lws_get_protocol`), written
-    /// only here, on the service thread, before each allocation that reads it.
+    /// only here, on the service thread, before each allocation that reads it. lws 4.1.6 also reads the row
+    /// later, for connections made before: as the largest piece of a plain client's message handed to one
+    /// RECEIVE (the session joins pieces of any size), and as the point at which a frame collected byte by
+    /// byte is handed over, which only control frames (at most 125 bytes) are; it never writes past a
+    /// connection's own buffer ("Attempted overflow" is checked against the size allocated).
     private func sizeReceiveBuffer(_ wsi: OpaquePointer, for upgrade: UpgradeRequest) {
         guard let row = lws_get_protocol(wsi) else { return }
         UnsafeMutablePointer(mutating: row).pointee.rx_buffer_size = application.publishes(upgrade)
