@@ -103,7 +103,8 @@ struct MessageTests {
         #expect(error.message == "message is not valid JSON: \(description)")
     }
 
-    @Test(arguments: [(-1.0, "-1"), (28801, "28801"), (0.5, "0.5"), (1e300, "1e+300"), (-0.0, "0")])
+    @Test(arguments: [(-1.0, "-1"), (28801, "28801"), (0.5, "0.5"), (1e300, "1e+300"), (-0.0, "0"),
+                      (9_007_199_254_740_993, "9007199254740992"), (1e18, "1000000000000000000"), (1e19, "1e+19")])
     func numbersInMessagesReadAsJSON(number: Double, text: String) {
         #expect(number.jsonText == text)
     }

@@ -207,10 +207,11 @@ extension JSONValue {
 }
 
 extension Double {
-    /// The number as a JSON text shows it, for error messages: whole numbers without a fraction (`-1`, not
-    /// `-1.0`), others in Swift's shortest round-trip form (`0.5`, `1e+300`).
+    /// The number as a JSON text shows it, for error messages: whole numbers below 2^63 without a fraction (`-1`,
+    /// not `-1.0`; `9007199254740992`, the double that 2^53 + 1 reads as, not `9007199254740992.0`), others in
+    /// Swift's shortest round-trip form (`0.5`, `1e+300`).
     public var jsonText: String {
-        if rounded() == self, abs(self) < 9_007_199_254_740_992 { return String(Int64(self)) }
+        if rounded() == self, abs(self) < 9_223_372_036_854_775_808 { return String(Int64(self)) }
         return "\(self)"
     }
 }
