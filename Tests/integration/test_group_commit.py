@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import urllib.request
 
+import pytest
+
 from protocol_checks import check_error, check_snapshot, out_date
 from wsclient import connect, recv_json, recv_non_tick, request, run, send_json
 
@@ -122,3 +124,44 @@ def test_pipelined_updates_keep_their_order_with_a_store_in_memory(start_server)
         async with connect(server.ws_url) as ws:
             return await pipelined_updates(ws)
     assert run(burst())["duration"] == 1000 + UPDATES - 1
+
+
+@pytest.mark.parametrize("store", ["durable", "memory"])
+def test_every_reply_keeps_request_order_after_a_change_refusals_reads_and_rate_limits_among_them(start_server, tmp_path, store):
+    """Found by the new-user trial (session 19) on the durable store: `start`, `list`, an `update` of an unknown
+    activity and `list`, sent back to back, came back start, list, list, update. The refusal was judged in the
+    turn that answered the first `list` and queued behind that turn, while the second `list` was answered at
+    once. A message refused by the rate limit had its error queued behind the store alone, ahead of earlier
+    messages of the same client still waiting their turn. Here eleven messages go at once with a burst of
+    eight: two reads, two refused changes and a malformed update among the first eight, then three over the
+    limit; every reply comes in request order."""
+    store_args = ("--data-dir", str(tmp_path / "data")) if store == "durable" else ("--memory",)
+    server = start_server(*store_args, "--rate", "1", "--burst", "8")
+    sent = [
+        {"type": "start", "requestId": "start", "attributes": {"workout": "yoga"}, "durationSeconds": 60},
+        {"type": "list", "requestId": "list-1"},
+        {"type": "update", "requestId": "unknown-update", "activityId": "nope", "durationSeconds": 60},
+        {"type": "list", "requestId": "list-2"},
+        {"type": "update", "requestId": "bad-duration", "activityId": "nope", "durationSeconds": -1},
+        {"type": "end", "requestId": "unknown-end", "activityId": "nope"},
+        {"type": "list", "requestId": "list-3"},
+        {"type": "list", "requestId": "list-4"},
+        *({"type": "list", "requestId": f"over-{i}"} for i in range(3)),
+    ]
+    expected = [("start", "ack"), ("list-1", "snapshot"), ("unknown-update", "unknown_activity"), ("list-2", "snapshot"),
+                ("bad-duration", "invalid_field"), ("unknown-end", "unknown_activity"), ("list-3", "snapshot"),
+                ("list-4", "snapshot"), *((f"over-{i}", "rate_limited") for i in range(3))]
+
+    async def body():
+        async with connect(server.ws_url) as ws:
+            check_snapshot(await recv_json(ws))
+            for message in sent:
+                await send_json(ws, message)
+            replies = []
+            while len(replies) < len(sent):
+                m = await recv_non_tick(ws, 10)
+                if m["type"] == "activity":
+                    continue
+                replies.append((m.get("requestId"), m["code"] if m["type"] == "error" else m["type"]))
+            assert replies == expected
+    run(body())

@@ -40,8 +40,8 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
     var performHubActions: ([Hub.Action]) -> Void = { _ in }
     /// Whether the server is shutting down (handshakes are then refused with 503): the lws adapter's flag.
     var isShuttingDown: () -> Bool = { false }
-    /// Messages of each session (by id) waiting behind changes still waiting for the store, oldest first.
-    private var deferred: [UInt64: [ClientMessage]] = [:]
+    /// What of each session (by id) waits behind changes still waiting for the store, oldest first.
+    private var deferred: [UInt64: [Waiting]] = [:]
     private var nextSessionID: UInt64 = 1
 
     /// Limits, access, origins, the heartbeat interval.
@@ -234,8 +234,10 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         metrics.bytesReceived += message.count
         guard admitMessage(session, message) else { return }
         if isBinary {
-            sendInTurn(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
-                 message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
+            inSessionTurn(session) { [self] in
+                sendIfOpen(.error(requestId: nil, ProtocolError(.unsupportedFrame, field: nil,
+                     message: "binary frames are not part of the protocol; send JSON text frames")), to: session)
+            }
             return
         }
         handle(ClientMessage.parse(message, kinds: context.kinds()), from: session)
@@ -250,15 +252,16 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         let verdict = session.rateLimit.admit(at: clock())
         if verdict == .admit { return true }
         // The refusal that closes the client gets its error too, before the close.
-        sendInTurn(.error(requestId: ClientMessage.parse(message, kinds: context.kinds()).requestId, ProtocolError(.rateLimited, field: nil,
-             message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped")), to: session)
+        let refusal = ServerMessage.error(requestId: ClientMessage.parse(message, kinds: context.kinds()).requestId, ProtocolError(.rateLimited, field: nil,
+             message: "too many messages: at most \(Int(configuration.messagesPerSecond)) per second (bursts of \(Int(configuration.messageBurst))); this one was dropped"))
+        inSessionTurn(session) { [self] in sendIfOpen(refusal, to: session) }
         if verdict == .closeFlooding {
             logger.warning("closing a flooding client", ["session.id": "\(session.id)"])
             // Nothing more is read from it; it is closed once the replies to what it asked before are queued
             // (changes still waiting for the store get their acks first).
             session.flooding = true
             let reason = "too many messages; rate limit is \(Int(configuration.messagesPerSecond))/s"
-            committer.inTurn { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
+            inSessionTurn(session) { [self] in closeSoon(session, .policyViolation, reason, keepingQueued: true) }
         }
         return false
     }
@@ -332,39 +335,70 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
 
     // MARK: Turns
 
+    /// What waits for a session's turn: a message to handle, or an answer decided as it arrived (a rate-limit
+    /// refusal, a binary frame's error, the close of a flooding client).
+    private enum Waiting {
+        case message(ClientMessage)
+        case answer(() -> Void)
+    }
+
     /// Queues one client message behind the changes still waiting for the store, when it must wait: it is
     /// not a change itself (a change is judged at once, on the speculative state), or messages of the same
     /// client already wait. Its turn comes in ``handle(_:from:inTurn:)``.
     /// - Returns: whether the message was queued (the caller stops there).
     private func waitsForTurn(_ message: ClientMessage, from session: Session) -> Bool {
         if deferred[session.id] != nil {
-            deferred[session.id]!.append(message)
+            deferred[session.id]!.append(.message(message))
             return true
         }
         if committer.pipeline.isIdle || takesChangePath(message, from: session) { return false }
-        deferred[session.id] = [message]
+        deferred[session.id] = [.message(message)]
         committer.inTurn { [self] in takeTurn(session) }
         return true
     }
 
-    /// Handles a session's waiting messages, in order, until one that must wait again (a reply behind a
-    /// change just proposed).
+    /// Runs an answer decided as a message arrived in the session's turn: after its messages still waiting,
+    /// if any, else after the changes still waiting for the store (``ChangeCommitter/inTurn(_:)``).
+    private func inSessionTurn(_ session: Session, _ answer: @escaping () -> Void) {
+        if deferred[session.id] != nil {
+            deferred[session.id]!.append(.answer(answer))
+        } else {
+            committer.inTurn(answer)
+        }
+    }
+
+    /// Handles a session's waiting messages and answers, in order, until one that must wait again: anything
+    /// but a change after a change. What a change asks for, its ack or its refusal, is queued behind the turn
+    /// in progress (the pipeline's steps run one after another) even when the store has nothing to do; a
+    /// read answered at once would overtake it.
     private func takeTurn(_ session: Session) {
         guard hub.sessions[session.id] === session else {
             deferred[session.id] = nil
             return
         }
-        while let message = deferred[session.id]?.first {
+        while let waiting = deferred[session.id]?.first {
             deferred[session.id]!.removeFirst()
-            let wasChange = takesChangePath(message, from: session)
-            handle(message, from: session, inTurn: true)
+            var wasChange = false
+            switch waiting {
+            case .message(let message):
+                wasChange = takesChangePath(message, from: session)
+                handle(message, from: session, inTurn: true)
+            case .answer(let answer):
+                answer()
+            }
             guard let next = deferred[session.id]?.first else { break }
-            if wasChange, !takesChangePath(next, from: session), !committer.pipeline.isIdle {
+            if wasChange, !isChange(next, from: session) {
                 committer.inTurn { [self] in takeTurn(session) }
                 return
             }
         }
         deferred[session.id] = nil
+    }
+
+    /// Whether a waiting entry is a message ``takesChangePath(_:from:)``.
+    private func isChange(_ waiting: Waiting, from session: Session) -> Bool {
+        if case .message(let message) = waiting { return takesChangePath(message, from: session) }
+        return false
     }
 
     /// Whether ``handle(_:from:inTurn:)`` takes `message` to the change path (its command's
