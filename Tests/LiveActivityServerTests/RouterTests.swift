@@ -81,9 +81,14 @@ struct RouterTests {
         router.add([.post], "/api/activities/{id}/shares", respond: Self.named("share"))
         let refused = answer(router, .delete, "/api/activities/x/shares")
         #expect(refused?.status == .methodNotAllowed)
-        #expect(refused?.header("allow") == "GET, HEAD, POST")
-        #expect(body(answer(router, .get, "/api/activities/x/shares")) == "read", "a less specific route that takes the method answers")
+        #expect(refused?.header("allow") == "POST", "the most specific pattern's methods")
+        // A less specific route that takes the method does not answer for a path a more specific one names
+        // (the new-user trial, session 19: GET of a shares URL was a 404 for an unknown activity "x/shares").
+        let notRead = answer(router, .get, "/api/activities/x/shares")
+        #expect(notRead?.status == .methodNotAllowed)
+        #expect(notRead?.header("allow") == "POST")
         #expect(body(answer(router, .post, "/api/activities/x/shares")) == "share")
+        #expect(body(answer(router, .get, "/api/activities/x/y")) == "read")
         #expect(answer(router, .post, "/api/activities/x")?.header("allow") == "GET, HEAD")
     }
 

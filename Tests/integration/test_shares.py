@@ -137,6 +137,13 @@ def test_http_share_creation_needs_the_controller(start_server):
     assert created["activityId"] == activity and created["url"].startswith("/s/")
     assert _status(url, b'{"expiresIn":999999}', {"Authorization": "Bearer ctl"})[0] == 400
     assert _status(f"{server.url}/api/activities/nope/shares", b"{}", {"Authorization": "Bearer ctl"})[0] == 404
+    # Only POST takes a shares URL: GET is a 405 naming it (the new-user trial, session 19: it was a 404 for an
+    # unknown activity "{id}/shares", from the catch-all GET /api/activities/**).
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, headers={"Authorization": "Bearer ctl"}), timeout=5)
+        raise AssertionError("GET of a shares URL answered 2xx")
+    except urllib.error.HTTPError as error:
+        assert error.code == 405 and error.headers["allow"] == "POST", (error.code, dict(error.headers))
     # A body too large for a share request is 413, not parsed from the part the server kept (was a 400 "expected
     # a closing quote" at the cut).
     status, body = _status(url, b'{"expiresIn":60,"pad":"' + b"x" * 200_000 + b'"}', {"Authorization": "Bearer ctl"})

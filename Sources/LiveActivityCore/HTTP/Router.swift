@@ -6,11 +6,11 @@
 /// ending in `/` has an empty last segment and matches only paths that end in `/` (`/gallery/`), so a
 /// trailing slash is a route of its own, as it always was here.
 ///
-/// Dispatch takes the best match, whatever the order of registration: of the patterns matching the path
-/// whose methods include the request's, the one whose segments are more specific from the left (literal
-/// over parameter over `**`). HEAD is answered by a GET route (the adapter then writes no body). When
-/// patterns match the path but none takes the method, the answer is 405 with an `allow` header listing
-/// theirs (RFC 9110 §15.5.6); when none matches, 404. Either is worded by the miss handler of the longest
+/// Dispatch takes the best match, whatever the order of registration: of the patterns matching the path, the
+/// one whose segments are more specific from the left (literal over parameter over `**`), registered for the
+/// request's method. HEAD is answered by a GET route (the adapter then writes no body). When that pattern is
+/// not registered for the method, the answer is 405 with an `allow` header listing the methods it is (RFC 9110
+/// §15.5.6), even when a less specific pattern takes the method; when none matches, 404. Either is worded by the miss handler of the longest
 /// registered prefix (``onMiss(under:_:)``), so each feature words its own refusals.
 ///
 /// Built once before the server listens; read-only afterwards. Handlers run on the service thread.
@@ -123,17 +123,20 @@ package struct Router {
         for route in routes {
             if let parameters = Self.match(route.segments, pathSegments) { matching.append((route, parameters)) }
         }
-        let taking = matching.filter { $0.route.methods.contains(method) || (method == .head && $0.route.methods.contains(.get)) }
-        if let best = taking.max(by: { Self.lessSpecific($0.route.segments, than: $1.route.segments) }) {
-            return .route(best.route, parameters: best.parameters)
-        }
         let miss: Miss
-        if matching.isEmpty {
-            miss = .notFound
-        } else {
-            var allowed = matching.reduce(into: Set<HTTPMethod>()) { $0.formUnion($1.route.methods) }
+        if let closest = matching.max(by: { Self.lessSpecific($0.route.segments, than: $1.route.segments) }) {
+            // The most specific pattern matching the path says what the path is; a less specific one (a
+            // catch-all) does not answer for it, whatever the method (GET /api/activities/{id}/shares is a
+            // 405 naming POST, not an unknown activity "{id}/shares").
+            let deciding = matching.filter { Self.sameShape($0.route.segments, closest.route.segments) }
+            if let taking = deciding.first(where: { $0.route.methods.contains(method) || (method == .head && $0.route.methods.contains(.get)) }) {
+                return .route(taking.route, parameters: taking.parameters)
+            }
+            var allowed = deciding.reduce(into: Set<HTTPMethod>()) { $0.formUnion($1.route.methods) }
             if allowed.contains(.get) { allowed.insert(.head) }
             miss = .methodNotAllowed(allowed: allowed)
+        } else {
+            miss = .notFound
         }
         let handler = missHandlers
             .filter { $0.prefix.count <= pathSegments.count && zip($0.prefix, pathSegments).allSatisfy { $0 == $1 } }

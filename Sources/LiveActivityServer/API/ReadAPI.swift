@@ -51,7 +51,8 @@ struct ReadAPI {
                                            activities: center.ordered))
         } }
         // The rest of the path is the id, slashes and all (`/api/activities/` asks for ""): any such path is
-        // an activity that may not exist (404 `unknown_activity`), unless a longer route (a timeline, shares) takes it.
+        // an activity that may not exist (404 `unknown_activity`), unless a longer route names the path (a timeline;
+        // shares, which only POST takes: GET there is a 405).
         router.add([.get], "/api/activities/**") { request in authorized(request, context) { request in
             activity(request.parameters["**"] ?? "", context)
         } }
