@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import statistics
 import struct
 import threading
@@ -25,7 +26,7 @@ from typing import Any
 import pytest
 
 from hostile_support import (OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG, OP_TEXT, Closed, RawWS, Watcher,
-                             deflate_message, healthz, vm_rss_kib)
+                             deflate_message, healthz, read_http_head, read_until_closed, vm_rss_kib)
 from support import ARTIFACTS as ARTIFACT_DIR
 from support import iso_s as iso
 
@@ -295,6 +296,36 @@ def test_client_close_is_answered_and_others_undisturbed(arena):
     ws = arena.fresh()
     ws.send_frame(OP_CLOSE, struct.pack("!H", 1000) + b"bye")
     assert ws.expect_close().code == 1000
+    arena.check()
+
+
+KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+
+
+@pytest.mark.parametrize("fields, status, reason, extra", [
+    (KEY + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: chat\r\n", 400,
+     'Sec-WebSocket-Protocol: this server speaks liveactivity.v1 (or no subprotocol), got "chat"', None),
+    ("Sec-WebSocket-Version: 13\r\n", 400, "Sec-WebSocket-Key: missing", None),
+    ("Sec-WebSocket-Key: short\r\nSec-WebSocket-Version: 13\r\n", 400, "Sec-WebSocket-Key: expected 16 bytes in base64", None),
+    (KEY + "Sec-WebSocket-Version: 8\r\n", 426, 'Sec-WebSocket-Version: this server speaks version 13 (RFC 6455), got "8"',
+     ("sec-websocket-version", "13")),
+], ids=["subprotocol", "no-key", "short-key", "version-8"])
+def test_a_handshake_breaking_rfc_6455_gets_a_status_naming_the_header(arena, fields, status, reason, extra):
+    """RFC 6455 §4.2.1: lws 4.1 hung up without a word on a subprotocol list without ours and on a missing key,
+    and answered 101 to version 8 and to a key that is not 16 bytes (the new-user trial, session 19). Each is
+    now an HTTP status naming the header (426 lists the version spoken, §4.4); other clients carry on."""
+    sock = socket.create_connection(("127.0.0.1", arena.port), timeout=5)
+    try:
+        sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{arena.port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\n{fields}\r\n").encode())
+        code, headers, rest = read_http_head(sock, 5)
+        body = rest + read_until_closed(sock)
+    finally:
+        sock.close()
+    assert code == status, (code, body)
+    assert reason in body.decode(), body
+    if extra:
+        assert headers.get(extra[0]) == extra[1], headers
     arena.check()
 
 

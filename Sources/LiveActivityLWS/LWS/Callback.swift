@@ -22,6 +22,9 @@ private func serve(_ server: LWSServerAdapter, _ wsi: OpaquePointer, _ reason: l
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         server.application.serviceWoken()
         return 0
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        guard let input else { return 0 }
+        return server.webSocketConfirmUpgrade(wsi, upgrade: String(cString: input.assumingMemoryBound(to: CChar.self)))
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return server.webSocketFilter(wsi, sessionData: user)
     case LWS_CALLBACK_ADD_HEADERS:

@@ -37,6 +37,21 @@ extension LWSServerAdapter {
         return refuseUpgrade(wsi, refusal.status, refusal.reason)
     }
 
+    /// HTTP_CONFIRM_UPGRADE, before lws reads the handshake's WebSocket headers: a handshake breaking RFC 6455
+    /// §4.2.1 (``HandshakeCheck``) is answered with a status naming the header, where lws 4.1 would hang up
+    /// without a word (no `Sec-WebSocket-Key`, a `Sec-WebSocket-Protocol` list without ours) or answer 101
+    /// (another version, a malformed key).
+    /// - Parameter upgrade: the request's `Upgrade` value (`websocket`; lws also asks about `h2c`).
+    /// - Returns: 0 to go on; -1 once refused (lws then closes the connection).
+    func webSocketConfirmUpgrade(_ wsi: OpaquePointer, upgrade: String) -> Int32 {
+        guard upgrade.lowercased() == "websocket",
+              let refusal = HandshakeCheck.refusal(key: header(wsi, WSI_TOKEN_KEY), version: header(wsi, WSI_TOKEN_VERSION),
+                                                   protocols: header(wsi, WSI_TOKEN_PROTOCOL), subprotocol: LWSContextResources.subprotocol)
+        else { return 0 }
+        _ = refuseUpgrade(wsi, refusal.status, refusal.reason, headers: refusal.headers)
+        return -1
+    }
+
     /// Sets the receive buffer lws is about to allocate for this connection (issue 30): lws 4.1 reads it
     /// from the protocol's `rx_buffer_size` right after this callback (`lws_server_init_wsi_for_ws`), keeps
     /// it for the connection's life, and reads at most that much from the socket per service round. A
@@ -513,11 +528,14 @@ extension LWSServerAdapter {
 
     /// Answers a refused handshake with a complete HTTP/1.1 response, its status line from ``HTTPStatus``
     /// (`HTTP/1.1 410 Gone`; lws 4.1's own helper writes an HTTP/1.0 status line at this stage, which
-    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`.
+    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`; `headers` are added to the usual
+    /// ones (426's `Sec-WebSocket-Version`).
     /// - Returns: 1 (refused).
-    private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String) -> Int32 {
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String, headers: [String: String] = [:]) -> Int32 {
         let status = HTTPStatus(code)
-        let frame = Frame(HTTPResponse.plainText(status, "\(status): \(reason)\n").http1Bytes(closing: true))
+        var response = HTTPResponse.plainText(status, "\(status): \(reason)\n")
+        response.headers += headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let frame = Frame(response.http1Bytes(closing: true))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
         return 1
     }
