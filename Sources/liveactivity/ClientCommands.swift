@@ -36,7 +36,7 @@ enum StartActivityCommand {
             throw UsageError("\(name) is not JSON: \(error.message)")
         }
         guard case .object = value else {
-            throw UsageError("\(name) must be a JSON object, got \(value.typeName) \"\(text.prefix(60))\"")
+            throw UsageError("\(name) must be a JSON object, got \(value.typeName) \"\(text.clipped(to: 60))\"")
         }
         return value
     }
@@ -61,7 +61,7 @@ enum StartActivityCommand {
                 case "--state": state = try object(name, try list.value(for: name))
                 case "--stale-date":
                     let text = try list.value(for: name)
-                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.prefix(40))\"") }
+                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.clipped(to: 40))\"") }
                     staleDate = text
                 default: return false
                 }
@@ -148,7 +148,7 @@ enum UpdateActivityCommand {
                 case "--state": state = try StartActivityCommand.object(name, try list.value(for: name))
                 case "--stale-date":
                     let text = try list.value(for: name)
-                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.prefix(40))\"") }
+                    guard ISODate.parse(text) != nil else { throw UsageError("--stale-date must be an ISO-8601 date, got \"\(text.clipped(to: 40))\"") }
                     staleDate = text
                 case "--relevance": relevance = try ClientRunner.relevance(try list.value(for: name))
                 case "--alert-title": alertTitle = try list.value(for: name)

@@ -32,7 +32,7 @@ public struct ChannelRegistry: Sendable {
         }
         guard BroadcastChannel.isWellFormedID(id) else {
             throw PushRejection(status: 400, reason: "BadChannelId",
-                                detail: "apns-channel-id: \"\(id.prefix(64))\" is not a channel ID (base64 of 16 bytes, as POST /1/apps/{bundleId}/channels hands out)",
+                                detail: "apns-channel-id: \"\(id.clipped(to: 64))\" is not a channel ID (base64 of 16 bytes, as POST /1/apps/{bundleId}/channels hands out)",
                                 field: "apns-channel-id")
         }
         guard let channel = channels[id], bundleId == nil || channel.bundleId == bundleId else {
@@ -54,7 +54,7 @@ public struct ChannelRegistry: Sendable {
         let count = channels.values.count { $0.bundleId == bundleId }
         if count >= Self.maximumChannels {
             throw PushRejection(status: 400, reason: "CannotCreateChannelConfig",
-                                detail: "\(bundleId.prefix(155)) has \(count) channels, the most APNs allows; delete some first")
+                                detail: "\(bundleId.clipped(to: 155)) has \(count) channels, the most APNs allows; delete some first")
         }
     }
 

@@ -136,7 +136,7 @@ extension DeclarationConverter {
             upperPath = path + [.key("end")]
             upper = try date(object["end"]!, upperPath)
             for key in object.keys.sorted() where key != "start" && key != "end" {
-                warn(path, "key \"\(key.prefix(64))\" is not in \(name)<Date> ({\"start\", \"end\"}); it is dropped")
+                warn(path, "key \"\(key.clipped(to: 64))\" is not in \(name)<Date> ({\"start\", \"end\"}); it is dropped")
             }
         }
         guard lower <= upper else {

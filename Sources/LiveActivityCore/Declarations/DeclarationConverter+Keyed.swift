@@ -31,14 +31,14 @@ extension DeclarationConverter {
             if case .enumeration(let enumName) = key, let declared = declaration.enums[enumName] {
                 let raw: JSONValue? = declared.rawType == .string ? .string(name) : Int(name).map { .number(Double($0)) }
                 guard let raw, declared.case(rawValue: raw) != nil else {
-                    throw corrupted("key \"\(name.prefix(40))\" is not a \(declared.swiftName)", debug: "Could not convert key to type \(declared.swiftName)",
-                                    protocolReason: "unknown key \"\(name.prefix(40))\" (not a \(declared.swiftName))", entryPath)
+                    throw corrupted("key \"\(name.clipped(to: 40))\" is not a \(declared.swiftName)", debug: "Could not convert key to type \(declared.swiftName)",
+                                    protocolReason: "unknown key \"\(name.clipped(to: 40))\" (not a \(declared.swiftName))", entryPath)
                 }
             } else if key != .string, Int(name) == nil {
                 throw DecodingFailure(kind: .typeMismatch, codingPath: entryPath, type: "Int",
                                       debugDescription: "Expected Int key but found String key instead.",
-                                      reason: source == .codable ? "typeMismatch Int: expected Int key but found String key \"\(name.prefix(40))\" instead"
-                                          : "expected an integer key, got \"\(name.prefix(40))\"")
+                                      reason: source == .codable ? "typeMismatch Int: expected Int key but found String key \"\(name.clipped(to: 40))\" instead"
+                                          : "expected an integer key, got \"\(name.clipped(to: 40))\"")
             }
             result[name] = try convert(object[name] ?? .null, as: element, path: entryPath)
         }
@@ -77,7 +77,7 @@ extension DeclarationConverter {
         let payload = DeclaredStruct(name: "\(declared.name).\(chosen.name)", fields: chosen.payload, ignored: [], line: declared.line)
         let converted = try convert(payloadValue, as: payload, path: casePath)
         for key in object.keys.sorted() where key != chosen.name {
-            warn(path, "key \"\(key.prefix(64))\" is not a case of \(declared.swiftName); the app ignores it")
+            warn(path, "key \"\(key.clipped(to: 64))\" is not a case of \(declared.swiftName); the app ignores it")
         }
         return .object([chosen.name: converted])
     }

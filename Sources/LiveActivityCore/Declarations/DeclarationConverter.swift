@@ -77,7 +77,7 @@ struct DeclarationConverter {
                 warn(path, "key \"\(key)\" is not decoded by \(structure.swiftName) (a let with an initial value, or left out of "
                            + "CodingKeys); the app ignores it")
             } else {
-                warn(path, "key \"\(key.prefix(64))\" is not in \(structure.swiftName); the app ignores it")
+                warn(path, "key \"\(key.clipped(to: 64))\" is not in \(structure.swiftName); the app ignores it")
             }
         }
         return .object(result)

@@ -145,7 +145,7 @@ extension DeclarationResolver {
             default:
                 let written: String
                 switch element.rawValue {
-                case .string(let text)?: written = "\"\(text.prefix(40))\""
+                case .string(let text)?: written = "\"\(text.clipped(to: 40))\""
                 case .integer(let value)?: written = "\(value)"
                 case .other(let text)?: written = text
                 case nil: written = "?"

@@ -104,7 +104,7 @@ public struct DecodingFailure: Error, Sendable, Hashable, CustomStringConvertibl
     /// other values by type name.
     static func show(_ value: JSONValue) -> String {
         switch value {
-        case .string(let text): return "\"\(text.prefix(40))\(text.count > 40 ? "…" : "")\""
+        case .string(let text): return "\"\(text.clipped(to: 40))\""
         case .number(let number):
             if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
             return "\(number)"

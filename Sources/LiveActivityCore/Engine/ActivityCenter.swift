@@ -336,6 +336,6 @@ public struct ActivityCenter: Sendable {
     }
 
     private func unknown(_ id: String) -> ProtocolError {
-        ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(id.prefix(128))\" (never started, or already dismissed)")
+        ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(id.clipped(to: 128))\" (never started, or already dismissed)")
     }
 }

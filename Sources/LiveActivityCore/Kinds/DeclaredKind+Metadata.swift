@@ -44,7 +44,7 @@ extension DeclaredKind {
                 let names = entries.map { "\"\($0.value)\"" }.joined(separator: ", ")
                 let raws = entries.compactMap { $0.rawValue.map(FieldReader.show) }.joined(separator: ", ")
                 throw .invalid(field.isEmpty ? key : "\(field).\(key)",
-                               "unknown value \"\(text.prefix(40))\"; expected one of \(names) (or \(raws))")
+                               "unknown value \"\(text.clipped(to: 40))\"; expected one of \(names) (or \(raws))")
             }
         }
         return .object(object)

@@ -79,7 +79,7 @@ public struct FieldLimits: Sendable, Equatable {
             throw .invalid(field, "expected an absolute \(names) URL, got \(FieldReader.show(.string(text)))")
         }
         guard schemes.contains(scheme) else {
-            throw .invalid(field, "only \(names) URLs are accepted, got a \(scheme.prefix(20)): URL")
+            throw .invalid(field, "only \(names) URLs are accepted, got a \(scheme.clipped(to: 20)): URL")
         }
         guard let host = components.host, !host.isEmpty else { throw .invalid(field, "the URL has no host") }
         guard components.user == nil, components.password == nil else {

@@ -32,7 +32,7 @@ extension KindMetadata {
         let name = try reader.string("name", maxLength: 64) ?? folderName
         // A Swift type name is let through here: it is a wire name only when it is the struct's (KindRegistry.kind(for:)).
         guard KindMetadata.isKindName(name) || KindMetadata.isSwiftTypeName(name) else {
-            throw .invalid("name", "\"\(name.prefix(64))\" is not a kind name (1…64 of a-z, 0-9, - and _)")
+            throw .invalid("name", "\"\(name.clipped(to: 64))\" is not a kind name (1…64 of a-z, 0-9, - and _)")
         }
         var metadata = KindMetadata(name: name, label: try reader.string("label", maxLength: 64))
         metadata.swiftNames = try strings(reader, "swiftNames")

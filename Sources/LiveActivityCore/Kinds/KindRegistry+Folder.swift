@@ -29,11 +29,11 @@ extension KindRegistry {
               || (folderNamed && KindMetadata.isSwiftTypeName(wireName)) else {
             if folder.hasKindJSON {
                 throw KindFolderError(file: "\(folder.path)/kind.json", line: nil,
-                                      message: "\"name\": \"\(wireName.prefix(64))\" is neither a kind name (1…64 of a-z, 0-9, - and _) nor the "
+                                      message: "\"name\": \"\(wireName.clipped(to: 64))\" is neither a kind name (1…64 of a-z, 0-9, - and _) nor the "
                                           + "struct's name \"\(declaration.attributesType)\"")
             }
             throw KindFolderError(file: folder.path, line: nil,
-                                  message: "the folder name \"\(wireName.prefix(64))\" is not a kind name (1…64 of a-z, 0-9, - and _) nor the "
+                                  message: "the folder name \"\(wireName.clipped(to: 64))\" is not a kind name (1…64 of a-z, 0-9, - and _) nor the "
                                       + "struct's name \"\(declaration.attributesType)\"; rename the folder, or write kind.json: "
                                       + #"{"name": "\#(suggestedName(wireName))"}"#)
         }

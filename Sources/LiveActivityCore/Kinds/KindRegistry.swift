@@ -94,7 +94,7 @@ public struct KindRegistry: Sendable {
     public func kind(named attributesType: String, field: String) throws(ProtocolError) -> any ActivityKind {
         if let kind = all.first(where: { $0.attributesType == attributesType }) { return kind }
         let known = all.map { "\"\($0.attributesType)\"" }.joined(separator: ", ")
-        throw ProtocolError.invalid(field, "unknown attributes type \"\(attributesType.prefix(64))\"; known types: \(known)")
+        throw ProtocolError.invalid(field, "unknown attributes type \"\(attributesType.clipped(to: 64))\"; known types: \(known)")
     }
 
     /// The metadata of the kind named `attributesType`, or `nil`.

@@ -308,7 +308,7 @@ public struct StartCommand: Sendable {
         startDate = try message.date("startDate")
         if let channel = try message.string("channelId", maxLength: 128) {
             guard BroadcastChannel.isWellFormedID(channel) else {
-                throw .invalid("channelId", "\"\(channel.prefix(64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
+                throw .invalid("channelId", "\"\(channel.clipped(to: 64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
             }
             channelId = channel
         }

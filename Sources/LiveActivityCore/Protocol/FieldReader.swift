@@ -100,7 +100,7 @@ public struct FieldReader: Sendable {
 
     static func show(_ value: JSONValue) -> String {
         switch value {
-        case .string(let text): "\"\(text.prefix(40))\""
+        case .string(let text): "\"\(text.clipped(to: 40))\""
         case .number(let number): number.jsonText
         default: value.typeName
         }

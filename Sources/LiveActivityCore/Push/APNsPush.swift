@@ -71,7 +71,7 @@ public struct APNsPush: Sendable {
             guard let aps = try root.object("aps") else { throw ProtocolError.missing("aps") }
             guard let eventName = try aps.string("event") else { throw ProtocolError.missing("aps.event") }
             guard let event = Event(rawValue: eventName) else {
-                throw ProtocolError.invalid("aps.event", "expected \"start\", \"update\" or \"end\", got \"\(eventName.prefix(20))\"")
+                throw ProtocolError.invalid("aps.event", "expected \"start\", \"update\" or \"end\", got \"\(eventName.clipped(to: 20))\"")
             }
             guard let timestamp = try aps.number("timestamp") else { throw ProtocolError.missing("aps.timestamp") }
             guard timestamp >= 0, timestamp <= maximumTimestamp else {
@@ -87,7 +87,7 @@ public struct APNsPush: Sendable {
             push.attributes = aps.value("attributes")
             if let channel = try aps.string("input-push-channel", maxLength: 128) {
                 guard BroadcastChannel.isWellFormedID(channel) else {
-                    throw ProtocolError.invalid("aps.input-push-channel", "\"\(channel.prefix(64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
+                    throw ProtocolError.invalid("aps.input-push-channel", "\"\(channel.clipped(to: 64))\" is not a channel ID (base64 of 16 bytes, from POST /1/apps/{bundleId}/channels)")
                 }
                 push.inputPushChannel = channel
             }

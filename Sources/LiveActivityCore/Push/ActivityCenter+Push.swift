@@ -65,11 +65,11 @@ extension ActivityCenter {
             guard let activity = activity(withPushToken: pushToken) else {
                 if let retired = retiredPushTokens.retiredDate(of: pushToken) {
                     throw PushRejection(status: 410, reason: "Unregistered",
-                                        detail: "the activity with push token \(pushToken.prefix(64)) was dismissed at \(ISODate.format(retired)); "
+                                        detail: "the activity with push token \(pushToken.clipped(to: 64)) was dismissed at \(ISODate.format(retired)); "
                                             + "the token is no longer valid: stop sending to it",
                                         timestamp: Int64((retired.timeIntervalSince1970 * 1000).rounded(.down)))
                 }
-                throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.prefix(64))")
+                throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.clipped(to: 64))")
             }
             try checkDates(push, now: now)
             if let future = futureTimestamp(push, now: now, activity) { return future }
@@ -209,7 +209,7 @@ extension ActivityCenter {
         guard let name = push.attributesType, case .ambiguous(let candidates) = kinds.match(pushType: name) else { return }
         let listed = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
         throw PushRejection(status: 400, reason: "BadPayload",
-                            detail: "aps.attributes-type \"\(name.prefix(64))\" is ambiguous: the kinds \(listed) all declare that struct; "
+                            detail: "aps.attributes-type \"\(name.clipped(to: 64))\" is ambiguous: the kinds \(listed) all declare that struct; "
                                 + "send the kind's wire name as attributes-type (\(candidates.map { "\"\($0)\"" }.joined(separator: " or ")))",
                             field: "aps.attributes-type")
     }
@@ -248,7 +248,7 @@ extension ActivityCenter {
         }
         guard let kind = kinds.kind(forPushType: typeName) else {
             let known = kinds.all.flatMap { [$0.attributesType] + $0.swiftTypeNames }.joined(separator: ", ")
-            return dropped(.unknownAttributesType, "aps.attributes-type \"\(typeName.prefix(60))\" names no ActivityAttributes type here; known: \(known)")
+            return dropped(.unknownAttributesType, "aps.attributes-type \"\(typeName.clipped(to: 60))\" names no ActivityAttributes type here; known: \(known)")
         }
         guard push.alert != nil else { return dropped(.missingAlert, "aps.alert is missing: iOS drops start pushes without an alert") }
         if let swapped = swapped(push, kind: kind) { return dropped(.swappedAttributesAndContentState, swapped) }

@@ -54,11 +54,11 @@ public struct ProviderToken: Sendable, Equatable {
             throw invalid("authorization: the JWT claims are not a base64url-encoded JSON object")
         }
         guard case .string(let alg)? = header["alg"] else { throw invalid("authorization: the JWT header has no alg (APNs needs \"ES256\")") }
-        guard alg == "ES256" else { throw invalid("authorization: the JWT header's alg is \"\(alg.prefix(16))\"; APNs needs \"ES256\"") }
+        guard alg == "ES256" else { throw invalid("authorization: the JWT header's alg is \"\(alg.clipped(to: 16))\"; APNs needs \"ES256\"") }
         guard case .string(let kid)? = header["kid"] else { throw invalid("authorization: the JWT header has no kid (the Key ID of your .p8 key)") }
-        guard isTenCharacterID(kid) else { throw invalid("authorization: the JWT header's kid \"\(kid.prefix(32))\" is not a 10-character Key ID") }
+        guard isTenCharacterID(kid) else { throw invalid("authorization: the JWT header's kid \"\(kid.clipped(to: 32))\" is not a 10-character Key ID") }
         guard case .string(let iss)? = claims["iss"] else { throw invalid("authorization: the JWT claims have no iss (your Team ID)") }
-        guard isTenCharacterID(iss) else { throw invalid("authorization: the JWT claims' iss \"\(iss.prefix(32))\" is not a 10-character Team ID") }
+        guard isTenCharacterID(iss) else { throw invalid("authorization: the JWT claims' iss \"\(iss.clipped(to: 32))\" is not a 10-character Team ID") }
         guard case .number(let iat)? = claims["iat"] else { throw invalid("authorization: the JWT claims have no numeric iat (Unix seconds)") }
         guard iat.isFinite, iat >= 0, iat < 1e11 else { throw invalid("authorization: the JWT claims' iat \(iat) is not a time in Unix seconds") }
         guard let signature = base64URLDecode(parts[2]), signature.count == 64 else {

@@ -1,4 +1,5 @@
 import Foundation
+import LiveActivityCore
 
 /// The opening handshake's header checks of RFC 6455 §4.2.1 that lws 4.1 leaves undone, or answers by hanging
 /// up without a word: a missing or malformed `Sec-WebSocket-Key`, a `Sec-WebSocket-Version` other than 13, a
@@ -48,6 +49,6 @@ package enum HandshakeCheck {
 
     /// A header value in a reason: quoted, its first 64 characters.
     private static func quoted(_ text: String) -> String {
-        "\"\(text.prefix(64))\(text.count > 64 ? "…" : "")\""
+        "\"\(text.clipped(to: 64))\""
     }
 }

@@ -83,7 +83,7 @@ struct ReadAPI {
     private func activity(_ id: String, _ context: Context) -> HTTPResponse {
         if let activity = context.center().activities[id] { return .json(.ok, activity.encodedJSON()) }
         return .error(.notFound, ProtocolError(.unknownActivity, field: "id",
-                      message: "id: no activity with id \"\(id.prefix(128))\" (never started, or already dismissed)"))
+                      message: "id: no activity with id \"\(id.clipped(to: 128))\" (never started, or already dismissed)"))
     }
 
     /// `GET /api/history`: 200, 400 for a bad `limit` or `before`, 503 when the store fails. Answers once the
@@ -92,7 +92,7 @@ struct ReadAPI {
         do {
             let limitText = request.query("limit")
             let limit = try HistoryQuery.limit(try limitText.map { text throws(ProtocolError) in
-                guard let number = Double(text) else { throw .invalid("limit", "expected a whole number, got \"\(text.prefix(20))\"") }
+                guard let number = Double(text) else { throw .invalid("limit", "expected a whole number, got \"\(text.clipped(to: 20))\"") }
                 return number
             }, field: "limit")
             var before: Date?
@@ -100,9 +100,9 @@ struct ReadAPI {
                 switch ISODate.read(text) {
                 case .success(let date): before = date
                 case .failure(.impossible(let reason)):
-                    throw ProtocolError.invalid("before", "\"\(text.prefix(40))\" is not a real date and time: \(reason)")
+                    throw ProtocolError.invalid("before", "\"\(text.clipped(to: 40))\" is not a real date and time: \(reason)")
                 case .failure(.notISO8601):
-                    throw ProtocolError.invalid("before", "expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"")
+                    throw ProtocolError.invalid("before", "expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.clipped(to: 40))\"")
                 }
             }
             context.history(limit, before, request.query("beforeId")) { result in

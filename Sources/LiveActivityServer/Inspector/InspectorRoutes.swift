@@ -56,7 +56,7 @@ struct InspectorRoutes {
         var since: UInt64?
         if let text = request.query("since") {
             guard let number = UInt64(text) else {
-                return .error(.badRequest, ProtocolError.invalid("since", "expected a whole number from 0 up, got \"\(text.prefix(20))\""))
+                return .error(.badRequest, ProtocolError.invalid("since", "expected a whole number from 0 up, got \"\(text.clipped(to: 20))\""))
             }
             since = number
         }
@@ -82,7 +82,7 @@ struct InspectorRoutes {
         context.timeline(activityId) { timeline in
             guard let timeline else {
                 return responder.respond(.error(.notFound, ProtocolError(.unknownActivity, field: "id",
-                                                message: "id: no activity with id \"\(activityId.prefix(128))\" in the event log")))
+                                                message: "id: no activity with id \"\(activityId.clipped(to: 128))\" in the event log")))
             }
             responder.respond(.json(.ok, timeline))
         }

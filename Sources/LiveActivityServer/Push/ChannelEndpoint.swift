@@ -80,7 +80,7 @@ struct ChannelEndpoint {
         _ = try APNsHeaderChecks.messageID(request, header: "apns-request-id")
         let bundle = request.parameters["bundle"] ?? ""
         guard BroadcastChannel.isWellFormedBundleID(bundle) else {
-            throw PushRejection(status: 404, reason: "BadPath", detail: "the path's bundle ID \"\(bundle.prefix(64))\" is not a bundle ID (com.example.app)")
+            throw PushRejection(status: 404, reason: "BadPath", detail: "the path's bundle ID \"\(bundle.clipped(to: 64))\" is not a bundle ID (com.example.app)")
         }
         _ = try context.authority.authorize(request, now: context.now())
         return (requestID(request, context), bundle)

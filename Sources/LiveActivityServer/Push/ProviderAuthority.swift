@@ -147,7 +147,7 @@ enum APNsHeaderChecks {
         guard let value = request.headers[header] else { return nil }
         guard isUUID(value) else {
             throw PushRejection(status: 400, reason: "BadMessageId",
-                                detail: "\(header): \"\(value.prefix(64))\" is not a UUID (8-4-4-4-12 hexadecimal digits)", field: header)
+                                detail: "\(header): \"\(value.clipped(to: 64))\" is not a UUID (8-4-4-4-12 hexadecimal digits)", field: header)
         }
         return value
     }
@@ -167,7 +167,7 @@ enum APNsHeaderChecks {
         let bundle = topic.hasSuffix(liveActivityTopicSuffix) ? String(topic.dropLast(liveActivityTopicSuffix.count)) : ""
         guard BroadcastChannel.isWellFormedBundleID(bundle) else {
             throw PushRejection(status: 400, reason: "TopicDisallowed",
-                                detail: "apns-topic: \"\(topic.prefix(160))\" is not <bundle id>\(liveActivityTopicSuffix), the topic of Live Activity pushes", field: "apns-topic")
+                                detail: "apns-topic: \"\(topic.clipped(to: 160))\" is not <bundle id>\(liveActivityTopicSuffix), the topic of Live Activity pushes", field: "apns-topic")
         }
         return bundle
     }
@@ -177,7 +177,7 @@ enum APNsHeaderChecks {
     static func priority(_ request: HTTPRequest) throws(PushRejection) -> Int? {
         guard let text = request.headers["apns-priority"] else { return nil }
         guard let priority = Int(text), [1, 5, 10].contains(priority) else {
-            throw PushRejection(status: 400, reason: "BadPriority", detail: "apns-priority: must be 1, 5 or 10, got \"\(text.prefix(16))\"",
+            throw PushRejection(status: 400, reason: "BadPriority", detail: "apns-priority: must be 1, 5 or 10, got \"\(text.clipped(to: 16))\"",
                                 field: "apns-priority")
         }
         return priority
@@ -189,7 +189,7 @@ enum APNsHeaderChecks {
         guard let text = request.headers["apns-expiration"] else { return nil }
         guard !text.isEmpty, text.utf8.count <= 11, text.allSatisfy(\.isASCII), let seconds = Int(text), seconds >= 0 else {
             throw PushRejection(status: 400, reason: "BadExpirationDate",
-                                detail: "apns-expiration: expected Unix seconds (0 or more), got \"\(text.prefix(32))\"", field: "apns-expiration")
+                                detail: "apns-expiration: expected Unix seconds (0 or more), got \"\(text.clipped(to: 32))\"", field: "apns-expiration")
         }
         return seconds
     }

@@ -212,14 +212,14 @@ struct Renderings {
         let at = atText.flatMap(ISODate.parse)
         if let atText, at == nil {
             return .failure(Refusal(response: .document(.badRequest, html: renderer.refusalDocument(
-                title: "Bad request", message: "at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(atText.prefix(40))\"",
+                title: "Bad request", message: "at: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(atText.clipped(to: 40))\"",
                 options: options, now: requestTime))))
         }
         if let at { now = at }
         if let text = request.query("now") {
             guard let fixed = ISODate.parse(text) else {
                 return .failure(Refusal(response: .document(.badRequest, html: renderer.refusalDocument(
-                    title: "Bad request", message: "now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.prefix(40))\"",
+                    title: "Bad request", message: "now: expected an ISO-8601 date such as 2026-11-29T17:00:00Z, got \"\(text.clipped(to: 40))\"",
                     options: options, now: requestTime))))
             }
             now = fixed

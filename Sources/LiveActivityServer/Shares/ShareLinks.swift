@@ -93,7 +93,7 @@ final class ShareLinks {
     /// - Throws: ``ProtocolError`` `invalid_field` for an unknown or ended share.
     func revoke(id: String, context: Context) throws(ProtocolError) -> Share {
         guard let share = shares[id], share.isLive(at: context.now()) else {
-            throw ProtocolError.invalid("shareId", "no live share with id \"\(id.prefix(64))\"")
+            throw ProtocolError.invalid("shareId", "no live share with id \"\(id.clipped(to: 64))\"")
         }
         end([share], reason: "share revoked", context: context)
         return share

@@ -108,7 +108,7 @@ final class WebSocketSessions: ServerFeature, ChangeObserver {
         }
         if let text = upgrade.sinceText, upgrade.since == nil {
             return UpgradeRefusal(status: 400, reason: "since: expected a whole number from 0 to 18446744073709551615 "
-                                  + "(the last sequence seen), got \"\(text.prefix(40))\"")
+                                  + "(the last sequence seen), got \"\(text.clipped(to: 40))\"")
         }
         if let token = upgrade.shareToken {
             guard let share = context.share(token) else { return UpgradeRefusal(status: 404, reason: "unknown share link") }
