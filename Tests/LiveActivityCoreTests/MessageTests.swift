@@ -89,6 +89,16 @@ struct MessageTests {
         #expect(error.message.contains("lone surrogate") && error.message.contains("not UTF-8"), "\(error.message)")
     }
 
+    /// In a key, Foundation names no place and says only "The given data was not valid JSON.": the message says
+    /// what may be wrong instead, never the decoder's words (the new-user trial, session 19).
+    @Test(arguments: [#"{"type":"list","requestId":"k","a":{"\udc00x":1}}"#, #"{"type":"list","\udc00":1}"#])
+    func aLoneSurrogateInAKeyIsNamedAsSuch(json: String) throws {
+        let error = try #require(parseError(json))
+        #expect(error.code == .invalidJSON)
+        #expect(!error.message.contains("The given data"), "\(error.message)")
+        #expect(error.message.contains("lone surrogate"), "\(error.message)")
+    }
+
     @Test(arguments: [
         (#"{"type":"start","#, #"expected a member name in double quotes at line 1, column 17 (byte 16), found end of message"#),
         (#"{"a": tru}"#, #"expected "true" at line 1, column 10 (byte 9), found "}""#),

@@ -130,7 +130,11 @@ extension JSONValue {
             if let index = key.intValue { path += "[\(index)]" } else { path += path.isEmpty ? key.stringValue : ".\(key.stringValue)" }
         }
         if path.isEmpty {
-            if case .dataCorrupted = decoding, isPlain(context.debugDescription) { return (nil, context.debugDescription) }
+            // Foundation's sentence, when it says more than that the text is not JSON (a key with a lone surrogate
+            // got only "The given data was not valid JSON.").
+            if case .dataCorrupted = decoding, isPlain(context.debugDescription), context.debugDescription != "The given data was not valid JSON." {
+                return (nil, context.debugDescription)
+            }
             return (nil, "it is not one JSON value (check for a syntax error, a malformed or out-of-range number, or a string "
                         + "with a bad escape, an unescaped control character, a lone surrogate or bytes that are not UTF-8)")
         }

@@ -75,7 +75,9 @@ public struct KindCheck: Sendable {
         let loadsAlone = builtIn.map { $0.standardizedFileURL.path == directory.standardizedFileURL.path } ?? true
         let loaded = KindLoader.load((loadsAlone ? [] : builtIn.map { [$0] } ?? []) + [directory])
         let skipped = loaded.errors.filter { !loaded.failed.contains($0.file) && $0.file.hasPrefix(directory.path + "/") }
-        result.problems += skipped.map(\.description)
+        // What the folder loop above reported already is said once (a kind whose Attributes.swift does not read
+        // was printed twice).
+        for problem in skipped.map(\.description) where !result.problems.contains(problem) { result.problems.append(problem) }
         result.kinds.removeAll { kind in skipped.contains { $0.file == kind.path } }
         // The folders of one directory are all user kinds (as `serve --kinds` loads them).
         let paths = Dictionary(result.kinds.map { ($0.name, $0.path) }, uniquingKeysWith: { first, _ in first })
