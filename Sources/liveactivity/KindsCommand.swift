@@ -164,7 +164,8 @@ enum KindsCommand {
         if lines.isEmpty {
             // Standard output stays empty (one line per marked activity); people get a word that it ran.
             printError(activities.isEmpty ? "the server has no activities; none is marked"
-                       : "none of the server's \(activities.count) activit\(activities.count == 1 ? "y" : "ies") is marked")
+                       : activities.count == 1 ? "the server's one activity is not marked"
+                       : "none of the server's \(activities.count) activities is marked")
         } else {
             _ = writeOutput(lines.joined(separator: "\n") + "\n")
         }

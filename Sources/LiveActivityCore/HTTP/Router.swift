@@ -10,8 +10,9 @@
 /// one whose segments are more specific from the left (literal over parameter over `**`), registered for the
 /// request's method. HEAD is answered by a GET route (the adapter then writes no body). When that pattern is
 /// not registered for the method, the answer is 405 with an `allow` header listing the methods it is (RFC 9110
-/// §15.5.6), even when a less specific pattern takes the method; when none matches, 404. Either is worded by the miss handler of the longest
-/// registered prefix (``onMiss(under:_:)``), so each feature words its own refusals.
+/// §15.5.6), even when a less specific pattern takes the method; when none matches, 404. Either is worded by
+/// the miss handler of the longest registered prefix (``onMiss(under:_:)``), so each feature words its own
+/// refusals.
 ///
 /// Built once before the server listens; read-only afterwards. Handlers run on the service thread.
 package struct Router {
