@@ -99,6 +99,36 @@ export function displayText(value, offsetMinutes) {
   return null;
 }
 
+/**
+ * A dictionary as its pairs, each key and value as text ("economy 12, business 2"), the first LIST_LIMIT then
+ * `+N`: from a flat array of alternating key, value in its order, or from an object by sorted key; pairs with a
+ * null value are left out; null when none is left, or when the value is not of the dictionary's form
+ * (DisplayValues.swift `pairs`).
+ * @param {*} value
+ * @param {"array"|"object"} form
+ * @param {number} offsetMinutes
+ * @returns {string|null}
+ */
+export function pairsText(value, form, offsetMinutes) {
+  const pairs = [];
+  if (form === "array" && Array.isArray(value)) {
+    for (let i = 0; i + 1 < value.length; i += 2) pairs.push([value[i], value[i + 1]]);
+  } else if (form === "object" && value && typeof value === "object" && !Array.isArray(value)) {
+    for (const key of Object.keys(value).sort()) pairs.push([key, value[key]]);
+  } else {
+    return null;
+  }
+  const texts = [];
+  for (const [key, item] of pairs) {
+    const keyText = displayText(key, offsetMinutes), itemText = displayText(item, offsetMinutes);
+    if (keyText === null || itemText === null || itemText === "") continue;
+    texts.push(`${keyText} ${itemText}`);
+  }
+  if (!texts.length) return null;
+  const shown = texts.slice(0, LIST_LIMIT).join(", ");
+  return texts.length > LIST_LIMIT ? `${shown} +${texts.length - LIST_LIMIT}` : shown;
+}
+
 /** @private Each non-null, non-empty field of an object as text, by key (sorted, as the server's are). */
 function texts(object, offsetMinutes) {
   const out = {};
@@ -127,15 +157,24 @@ export function displayValues(fields, context, kind, nowMs, startMs, freezeMs, o
     const value = fields[key];
     if (key === "pausedAt" || key === kind.image) continue;
     if (kind.enums?.[key] && typeof context[key]?.label === "string") { display[key] = { text: context[key].label }; continue; }
+    const form = kind.dictionaries?.[key];
+    if (form === "array" || form === "object") {
+      const text = pairsText(value, form, offsetMinutes);
+      if (text !== null) display[key] = { text };
+      continue;
+    }
     const bounds = dateBounds(value, startMs);
     if (bounds) {
       let reference = nowMs;
       if (freezeMs !== null && freezeMs !== undefined) reference = Math.min(reference, freezeMs);
+      // A range not begun yet is shown by its start where one time fits (compact, minimal), else by its end.
+      const next = bounds.isRange && reference < bounds.start ? bounds.start : bounds.end;
       reference = Math.max(reference, bounds.start);
       const left = bounds.end - reference, length = bounds.end - bounds.start;
       const done = length <= 0 ? 1000 : Math.min(1000, Math.max(0, Math.trunc((reference - bounds.start) * 1000 / length)));
       display[key] = {
         text: displayText(value, offsetMinutes),
+        short: timeOfDay(next, offsetMinutes),
         countdown: formatCountdown(left <= 0 ? 0 : Math.ceil(left / 1000)),
         near: left > 0 && left <= NEAR_MS,
         progress: done,

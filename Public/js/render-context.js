@@ -3,7 +3,7 @@
 // the same object (Tests/fixtures/render-context/cases.json holds the cases both are tested against).
 // Pure: no DOM, no clock. The shape is documented in docs/TEMPLATES.md.
 
-import { displayValues } from "./display-values.js";
+import { displayText, displayValues } from "./display-values.js";
 import { formatCountdown, parseDateMs } from "./time.js";
 
 /**
@@ -55,6 +55,8 @@ export function buildRenderContext(activity, kind, nowMs, offsetMinutes = 0) {
   for (const [field, values] of Object.entries(kind.enums ?? {})) {
     const raw = attributes[field] ?? state[field];
     if (raw === undefined || raw === null) continue;
+    const keyed = keyedCase(raw, values, fallbackIcon, offsetMinutes);
+    if (keyed) { context[field] = keyed; continue; }
     const entry = values.find((e) => e.value === raw || (e.rawValue !== undefined && e.rawValue === raw));
     const text = typeof raw === "string" ? raw : typeof raw === "number" ? String(raw) : "";
     context[field] = {
@@ -114,6 +116,34 @@ export function buildRenderContext(activity, kind, nowMs, offsetMinutes = 0) {
   context.kind = { name: kind.name, label };
   context.display = display;
   return context;
+}
+
+/**
+ * A keyed enum's value (`{"delayed": {"minutes": 25}}`) as `{value: "delayed", label: "Delayed · Minutes 25", icon}`:
+ * the case's label, then its associated values in declaration order (the kind's `associatedValues`), each its
+ * label and value as the layout shows it, or the value alone when unlabelled; null for any other value
+ * (RenderContext.swift `keyedCase`).
+ * @param {*} raw
+ * @param {Array} values the field's `enums` entries.
+ * @param {string} fallbackIcon
+ * @param {number} offsetMinutes
+ * @returns {object|null}
+ */
+function keyedCase(raw, values, fallbackIcon, offsetMinutes) {
+  if (!isObject(raw) || Object.keys(raw).length !== 1) return null;
+  const name = Object.keys(raw)[0];
+  const entry = Array.isArray(values) ? values.find((e) => e.value === name) : undefined;
+  const parts = [entry?.label ?? (name.charAt(0).toUpperCase() + name.slice(1))];
+  const fields = isObject(raw[name]) ? raw[name] : {};
+  const order = Array.isArray(entry?.associatedValues) ? entry.associatedValues
+    : Object.keys(fields).sort().map((key) => ({ key, label: "" }));
+  for (const associated of order) {
+    if (!(associated.key in fields)) continue;
+    const text = displayText(fields[associated.key], offsetMinutes);
+    if (text === null || text === "") continue;
+    parts.push(associated.label ? `${associated.label} ${text}` : text);
+  }
+  return { value: name, label: parts.join(" · "), icon: entry?.icon ?? fallbackIcon };
 }
 
 /** @private */

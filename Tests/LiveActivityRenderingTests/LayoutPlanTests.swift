@@ -100,7 +100,8 @@ struct LayoutPlanTests {
         ]
         let display = DisplayValues.build(fields, context: [:], kind: KindMetadata(name: "x"), nowMs: now,
                                           startMs: now - 600_000, freezeMs: nil, offsetMinutes: 60)
-        #expect(display["eta"] == .object(["text": .string("11:28"), "countdown": .string("18:00"), "near": .bool(true), "progress": .number(357)]))
+        #expect(display["eta"] == .object(["text": .string("11:28"), "short": .string("11:28"), "countdown": .string("18:00"), "near": .bool(true),
+                                           "progress": .number(357)]))
         #expect(display["later"]?["near"] == .bool(false) && display["later"]?["text"] == .string("18:46"))
         #expect(display["items"]?["text"] == .string("Margherita, Pepperoni +2"))
         #expect(display["price"]?["text"] == .string("38.5") && display["points"]?["text"] == .string("12,500"))
@@ -132,6 +133,54 @@ struct LayoutPlanTests {
         #expect(minimal.hasPrefix(#"<div class="island-minimal la-frame""#) && minimal.contains(">18:00<"))
         let compact = renderer.fragment(for: activity, presentation: .compact, now: t0)
         #expect(compact.contains(#"<span class="camera" aria-hidden="true"></span></div>"#))
+    }
+
+    /// An enum without a raw type whose cases carry associated values was left out (its JSON is an object, and
+    /// the layout showed the status from `display.F.text`); a dictionary with enum keys (a flat JSON array) read
+    /// as a list, "economy, 12 +2"; a far range in the compact island was cut to "18:05 …".
+    @Test func keyedEnumsDictionariesAndFarRangesAreShownWhole() throws {
+        let source = """
+        import ActivityKit
+        struct FlightAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable {
+                var gateStatus: GateStatus
+                var departure: ClosedRange<Date>
+                var seatsLeft: [CabinClass: Int]
+                var fares: [String: Double]
+            }
+            enum GateStatus: Codable, Hashable {
+                case onTime
+                case delayed(minutes: Int)
+                case gateChanged(String)
+            }
+            enum CabinClass: String, Codable, Hashable { case economy, business }
+            var flightNumber: String
+        }
+        """
+        let kind = try DeclaredKind(declaration: try ActivityDeclaration(swiftSource: source), metadata: nil)
+        #expect(kind.metadata.enums["gateStatus"]?.map(\.label) == ["On time", "Delayed", "Gate changed"])
+        #expect(kind.metadata.enums["gateStatus"]?[1].associatedValues == [KindMetadata.AssociatedValue(key: "minutes", label: "Minutes")])
+        #expect(kind.metadata.enums["gateStatus"]?[2].associatedValues == [KindMetadata.AssociatedValue(key: "_0", label: "")])
+        #expect(kind.metadata.dictionaries == ["seatsLeft": .array, "fares": .object])
+        let t0 = Date(timeIntervalSince1970: 1_796_119_800) // 10:10 UTC
+        let renderer = ActivityRenderer(assets: RenderAssets(stylesheet: "", icons: [:]), kinds: KindRegistry([kind]),
+                                        templates: KindTemplates.none.withGenerated(for: KindRegistry([kind])))
+        func activity(_ status: JSONValue) -> Activity {
+            Activity(id: "f1", attributesType: kind.attributesType, attributes: .object(["flightNumber": .string("LH 400")]),
+                     content: ActivityContent(state: .object([
+                        "gateStatus": status, "seatsLeft": .array([.string("economy"), .number(12), .string("business"), .number(2)]),
+                        "fares": .object(["economy": .number(199.5)]),
+                        "departure": .object(["start": .string(ISODate.format(t0)), "end": .string(ISODate.format(t0 + 3 * 3600))]),
+                     ]), staleDate: nil), timer: nil, startDate: t0)
+        }
+        let lock = renderer.fragment(for: activity(.object(["delayed": .object(["minutes": .number(25)])])), presentation: .lockScreen, now: t0)
+        #expect(lock.contains(">Delayed · Minutes 25<") && lock.contains(">economy 12, business 2<") && lock.contains(">economy 199.5<"))
+        let moved = renderer.fragment(for: activity(.object(["gateChanged": .object(["_0": .string("B42")])])), presentation: .expanded, now: t0)
+        #expect(moved.contains(">Gate changed · B42<"))
+        let compact = renderer.fragment(for: activity(.object(["onTime": .object([:])])), presentation: .compact, now: t0)
+        #expect(compact.contains(">13:10<") && !compact.contains("10:10 – 13:10"))
+        let minimal = renderer.fragment(for: activity(.object(["onTime": .object([:])])), presentation: .minimal, now: t0)
+        #expect(minimal.contains(">13:10<"))
     }
 
     @Test func aTemplateWithItsOwnFrameIsKeptAndColoursComeFromKindJSON() throws {

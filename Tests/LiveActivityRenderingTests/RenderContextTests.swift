@@ -20,7 +20,8 @@ struct RenderContextTests {
         #expect(cases.count >= 6)
         for item in cases {
             let name = item["name"]?.stringValue ?? "?"
-            let context = RenderContext.build(json: item["activity"]!, kind: try Self.kind(item["kind"]!.stringValue!),
+            let kind = try item["kind"]!.stringValue.map(Self.kind) ?? DisplayValuesTests.inlineKind(item["kind"]!)
+            let context = RenderContext.build(json: item["activity"]!, kind: kind,
                                               nowMs: Int64(item["nowMs"]!.numberValue!),
                                               timeZoneOffsetMinutes: Int(item["offsetMinutes"]!.numberValue!))
             #expect(context == item["expected"], "\(name)")

@@ -176,3 +176,67 @@ def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
     fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
     value = fields.find_element(By.CSS_SELECTOR, 'input[name="rideId"]').get_attribute("value")
     assert re.fullmatch(r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}", value), value
+
+
+FLIGHT = """import ActivityKit
+
+struct FlightAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var gateStatus: GateStatus
+        var departure: ClosedRange<Date>
+        var seatsLeft: [CabinClass: Int]
+    }
+
+    enum GateStatus: Codable, Hashable {
+        case onTime
+        case delayed(minutes: Int)
+        case boarding(group: Int, closesIn: Int)
+    }
+
+    enum CabinClass: String, Codable, Hashable { case economy, premium, business }
+
+    var flightNumber: String
+}
+"""
+
+
+def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(srv, browser):
+    """An enum whose cases carry associated values starts from a value it accepts (`{"onTime":{}}`, where `{}`
+    was refused) and reads "Delayed · Minutes 25" as the status (it was left out); a `[CabinClass: Int]` (a flat
+    JSON array) reads "economy 12, business 2" (it read "economy, 12 +2"); a departure three hours away shows
+    one time in the compact island, whole (it was cut to "18:05 …"). From this session's own look at a flight."""
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    (srv.kinds_dir / "flight").mkdir()
+    (srv.kinds_dir / "flight" / "Attributes.swift").write_text(FLIGHT)
+    wait_for("the flight in the switch", lambda: "Flight" in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="flight"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="flight"]:not([hidden])'))
+    status = fields.find_element(By.CSS_SELECTOR, 'textarea[name="gateStatus"]')
+    assert status.get_attribute("value") == '{"onTime":{}}'
+    assert fields.find_element(By.CSS_SELECTOR, 'textarea[name="seatsLeft"]').get_attribute("value") == "[]"
+    fields.find_element(By.CSS_SELECTOR, 'input[name="flightNumber"]').send_keys("LH 400")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the flight's Lock Screen", lambda: first(browser, '.lock-item[data-kind="flight"] .la-frame'))
+    wait_for("its status in words", lambda: "On time" in card.text)
+    assert browser.find_element(By.ID, "error").text == ""
+
+    status.clear()
+    status.send_keys('{"delayed": {"minutes": 25}}')
+    seats = fields.find_element(By.CSS_SELECTOR, 'textarea[name="seatsLeft"]')
+    seats.clear()
+    seats.send_keys('["economy", 12, "business", 2]')
+    departure = fields.find_element(By.CSS_SELECTOR, 'input[name="departure"]')
+    departure.clear()
+    departure.send_keys("180")
+    browser.find_element(By.ID, "start").click()
+    wait_for("a second flight", lambda: len(browser.find_elements(By.CSS_SELECTOR, '.lock-item[data-kind="flight"]')) == 2)
+    texts = lambda: [c.text for c in browser.find_elements(By.CSS_SELECTOR, '.lock-item[data-kind="flight"] .la-frame')]
+    wait_for("the delay and the seats in words", lambda: any(
+        "Delayed · Minutes 25" in t and "economy 12, business 2" in t for t in texts()))
+    assert browser.find_element(By.ID, "error").text == ""
+    # The island shows one of the two; whichever it is, its compact time is one time of day, not cut.
+    trailing = wait_for("the compact island", lambda: first(browser, '.island-compact [data-kind="flight"] .trailing, .island-compact.la-frame[data-kind="flight"] .trailing'))
+    wait_for("one time or a countdown", lambda: re.fullmatch(r"\d\d:\d\d|\d+:\d\d", trailing.text.strip()))
+    assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth + 1", trailing)
+    assert_clean_console(browser)

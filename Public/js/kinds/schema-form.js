@@ -1,7 +1,8 @@
 // The START form of any kind the server declares (`GET /kinds/{name}/schema`, docs/PROTOCOL.md), built from its
 // JSON Schemas: a text field per string, a picker per enum (kind.json's labels), a number field per number, a
 // checkbox per Bool, a duration ("in N minutes") for every date or date range (the first one is the countdown),
-// comma-separated text for an array of values, JSON for nested structs; optionals folded away in a <details>.
+// comma-separated text for an array of values, JSON for nested structs, keyed enums and dictionaries (starting
+// with a value the schema accepts); optionals folded away in a <details>.
 // Pure DOM building and reading: no requests (the caller fetches the schema and sends the message).
 
 import { setAttr, setText } from "../dom.js";
@@ -60,6 +61,45 @@ export function fieldShape(property, defs) {
   return { shape: "json", optional, schema };
 }
 
+/**
+ * A value the schema accepts, for a JSON field's starting text: an object's required properties filled, the first
+ * of a `oneOf` (a keyed enum's first case, `{"onTime": {}}`), an enum's first value, "" for text (now for a
+ * date-time, a URL or a fresh UUID by its format), 0 for numbers (the minimum when above 0), false for a Bool, []
+ * for an array; what `{}` alone would not be.
+ * @param {object} schema
+ * @param {object} defs the schema's `$defs`.
+ * @param {number} [depth=0]
+ * @returns {*}
+ */
+export function exampleValue(schema, defs, depth = 0) {
+  let s = schema ?? {};
+  if (typeof s.$ref === "string") s = defs?.[s.$ref.replace("#/$defs/", "")] ?? {};
+  if (depth > 8) return null;
+  if (Array.isArray(s.anyOf)) return exampleValue(s.anyOf.find((o) => o?.type !== "null") ?? {}, defs, depth + 1);
+  if (Array.isArray(s.oneOf) && s.oneOf.length) return exampleValue(s.oneOf[0], defs, depth + 1);
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
+  switch (s.type) {
+    case "string":
+      if (s.format === "date-time") return new Date().toISOString();
+      if (s.format === "uri-reference") return "https://example.com/";
+      if (s.format === "uuid") return globalThis.crypto?.randomUUID?.().toUpperCase() ?? "E621E1F8-C36C-495A-93FC-0C247A3E6E5F";
+      return "";
+    case "integer": case "number": return typeof s.minimum === "number" && s.minimum > 0 ? s.minimum : 0;
+    case "boolean": return false;
+    case "array": return [];
+    case "object": {
+      if (s.properties?.start?.format === "date-time" && s.properties?.end?.format === "date-time") {
+        const now = new Date().toISOString();
+        return { start: now, end: now };
+      }
+      const out = {};
+      for (const key of s.required ?? []) out[key] = exampleValue(s.properties?.[key], defs, depth + 1);
+      return out;
+    }
+    default: return null;
+  }
+}
+
 /** A kind's START fields, built from its schema. */
 export class SchemaForm {
   /**
@@ -93,7 +133,7 @@ export class SchemaForm {
         const shape = fieldShape(properties[key], partSchema.$defs);
         const isCountdown = (shape.shape === "date" || shape.shape === "range") && (kind.countdown ? key === kind.countdown : firstDate);
         if (shape.shape === "date" || shape.shape === "range") firstDate = false;
-        const field = this._field(doc, part, key, shape, isCountdown, kind);
+        const field = this._field(doc, part, key, shape, isCountdown, kind, partSchema.$defs);
         (shape.optional && !isCountdown ? folded : this.element).append(field.wrap);
         this._fields.push({ part, key, ...shape, input: field.input });
       }
@@ -102,7 +142,7 @@ export class SchemaForm {
   }
 
   /** @private One labelled input for a field. */
-  _field(doc, part, key, shape, isCountdown, kind) {
+  _field(doc, part, key, shape, isCountdown, kind, defs) {
     const wrap = doc.createElement("label");
     wrap.className = "schema-field";
     const span = doc.createElement("span");
@@ -142,7 +182,7 @@ export class SchemaForm {
         label += " (comma-separated)";
       } else if (shape.shape === "json") {
         input.rows = 2;
-        input.value = shape.optional ? "" : (shape.schema.type === "array" ? "[]" : "{}");
+        input.value = shape.optional ? "" : JSON.stringify(exampleValue(shape.schema, defs));
         label += " (JSON)";
       } else {
         input.type = "text";

@@ -3,20 +3,58 @@ import Foundation
 /// What `kind.json` adds to a declaration: enum values by name (``KindMetadata/enums``), bounds on fields
 /// (``KindMetadata/limits``), and the attributes' dates for the date window.
 extension DeclaredKind {
-    /// A label in words for each value of the top-level `String`-raw-value enum fields (`in_progress` → "In
-    /// progress", `enRoute` → "En route"; a sentence stays as it is), so both renderers show the words where
-    /// `kind.json` lists no labels. Only raw values that are the values on the wire: validation is unchanged.
+    /// A label in words for each value of the top-level `String`-raw-value and keyed enum fields (`in_progress` →
+    /// "In progress", `enRoute` → "En route"; a sentence stays as it is; a keyed case by its name, with its
+    /// associated values' labels), so both renderers show the words where `kind.json` lists no labels. Only raw
+    /// values that are the values on the wire: validation is unchanged.
     static func enumsInWords(_ declaration: ActivityDeclaration) -> [String: [KindMetadata.EnumValue]] {
         var enums: [String: [KindMetadata.EnumValue]] = [:]
         for field in declaration.contentState.fields + declaration.attributes.fields {
-            guard case .enumeration(let name) = field.type.unwrapped, let declared = declaration.enums[name],
-                  !declared.isKeyed, declared.rawType == .string else { continue }
+            guard case .enumeration(let name) = field.type.unwrapped, let declared = declaration.enums[name] else { continue }
+            if declared.isKeyed {
+                enums[field.key] = declared.cases.map { item in
+                    KindMetadata.EnumValue(value: item.name, label: Words.label(ofRawValue: item.name),
+                                           associatedValues: associatedValues(of: item))
+                }
+                continue
+            }
+            guard declared.rawType == .string else { continue }
             enums[field.key] = declared.cases.compactMap { item in
                 guard case .string(let raw) = item.rawValue else { return nil }
                 return KindMetadata.EnumValue(value: raw, label: Words.label(ofRawValue: raw))
             }
         }
         return enums
+    }
+
+    /// A keyed case's associated values as the renderers label them: by position (`_0`) without a label.
+    static func associatedValues(of item: DeclaredEnum.Case) -> [KindMetadata.AssociatedValue] {
+        item.payload.map { value in
+            let unlabelled = value.key.hasPrefix("_") && value.key.dropFirst().allSatisfy(\.isNumber)
+            return KindMetadata.AssociatedValue(key: value.key, label: unlabelled ? "" : Words.label(ofField: value.name))
+        }
+    }
+
+    /// The `kind.json` labels of a keyed enum field given the declaration's associated values, which `kind.json`
+    /// does not list.
+    static func withAssociatedValues(_ given: [KindMetadata.EnumValue], from declared: [KindMetadata.EnumValue]) -> [KindMetadata.EnumValue] {
+        given.map { entry in
+            var entry = entry
+            if entry.associatedValues.isEmpty, let match = declared.first(where: { $0.value == entry.value }) {
+                entry.associatedValues = match.associatedValues
+            }
+            return entry
+        }
+    }
+
+    /// The top-level dictionary fields and how each is written (``KindMetadata/dictionaries``).
+    static func dictionaryForms(_ declaration: ActivityDeclaration) -> [String: KindMetadata.DictionaryForm] {
+        var forms: [String: KindMetadata.DictionaryForm] = [:]
+        for field in declaration.contentState.fields + declaration.attributes.fields {
+            guard case .dictionary(let key, _) = field.type.unwrapped else { continue }
+            forms[field.key] = declaration.isObjectKey(key) ? .object : .array
+        }
+        return forms
     }
 
     /// The `Date` fields at the top of the attributes (``ActivityKind/dates(inAttributes:field:)``), each with

@@ -48,7 +48,8 @@ public struct DeclaredKind: ActivityKind {
             countdownField = candidates.count == 1 ? candidates[0] : nil
         }
         metadata.countdown = countdownField?.key
-        metadata.enums.merge(Self.enumsInWords(declaration)) { given, _ in given }
+        metadata.enums.merge(Self.enumsInWords(declaration)) { given, declared in Self.withAssociatedValues(given, from: declared) }
+        metadata.dictionaries = Self.dictionaryForms(declaration)
         if countdownField == nil { metadata.durationShortcut = false }
         self.metadata = metadata
         self.declaration = declaration

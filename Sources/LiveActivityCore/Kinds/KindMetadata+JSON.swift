@@ -123,12 +123,16 @@ extension KindMetadata {
                 var entry: [String: JSONValue] = ["value": .string(value.value), "label": .string(value.label)]
                 if let raw = value.rawValue { entry["rawValue"] = raw }
                 if let icon = value.icon { entry["icon"] = .string(icon) }
+                if !value.associatedValues.isEmpty {
+                    entry["associatedValues"] = .array(value.associatedValues.map { .object(["key": .string($0.key), "label": .string($0.label)]) })
+                }
                 return .object(entry)
             })
         })
         object["limits"] = .object(Dictionary(uniqueKeysWithValues: limits.map { part, fields in
             (part == .attributes ? "attributes" : "state", JSONValue.object(fields.mapValues(\.json)))
         }))
+        if !dictionaries.isEmpty { object["dictionaries"] = .object(dictionaries.mapValues { .string($0.rawValue) }) }
         if !layout.isEmpty { object["layout"] = .object(layout.mapValues { .array($0.map(JSONValue.string)) }) }
         if let tint = activityBackgroundTint { object["activityBackgroundTint"] = .string(tint) }
         if let color = activitySystemActionForegroundColor { object["activitySystemActionForegroundColor"] = .string(color) }

@@ -21,13 +21,33 @@ public struct KindMetadata: Sendable, Equatable {
         public var label: String
         /// The icon's name (a `Public/icons/{icon}.svg`), e.g. `"jogging"`.
         public var icon: String?
+        /// A keyed enum case's associated values (Swift 5.5's synthesized `Codable`, `{"delayed": {"minutes": 25}}`),
+        /// in declaration order: each its key in the case's object (its label, or `_0`, `_1`… when unlabelled) and
+        /// its label in words ("Minutes"; empty when unlabelled). The renderers show a case as its label, then
+        /// these values: "Delayed · Minutes 25". Empty for raw-value enums and cases without associated values.
+        public var associatedValues: [AssociatedValue] = []
 
         /// Creates a value.
-        public init(value: String, rawValue: JSONValue? = nil, label: String, icon: String? = nil) {
+        public init(value: String, rawValue: JSONValue? = nil, label: String, icon: String? = nil, associatedValues: [AssociatedValue] = []) {
             self.value = value
             self.rawValue = rawValue
             self.label = label
             self.icon = icon
+            self.associatedValues = associatedValues
+        }
+    }
+
+    /// One associated value of a keyed enum case (``EnumValue/associatedValues``).
+    public struct AssociatedValue: Sendable, Equatable {
+        /// Its key in the case's JSON object: the Swift label, or `_0`, `_1`… by position.
+        public var key: String
+        /// Its label in words ("Closes in"), or empty for an unlabelled value (shown as the value alone).
+        public var label: String
+
+        /// Creates one.
+        public init(key: String, label: String) {
+            self.key = key
+            self.label = label
         }
     }
 
@@ -52,6 +72,18 @@ public struct KindMetadata: Sendable, Equatable {
     public var fallbackIcon: String
     /// Labels and icons of the enum fields' values, by attribute field name, in declaration order.
     public var enums: [String: [EnumValue]]
+    /// How a dictionary field is written in JSON (``DeclaredType/dictionary(key:value:)``).
+    public enum DictionaryForm: String, Sendable, Equatable {
+        /// A JSON object (`String` and `Int` keys).
+        case object
+        /// A flat JSON array of alternating key, value (any other key type).
+        case array
+    }
+
+    /// The top-level fields that are dictionaries (`[K: V]`), by key, with how each is written (`GET /kinds`:
+    /// `"dictionaries": {"seatsLeft": "array"}`). The renderers show them as pairs, "economy 12, business 2",
+    /// where the list or struct their JSON looks like would mislead.
+    public var dictionaries: [String: DictionaryForm] = [:]
     /// Bounds on fields beyond their Swift types (``FieldLimits``), by part and then field key.
     public var limits: [DeclaredPart: [String: FieldLimits]]
     /// Per presentation (`"lock-screen"`, `"compact"`…), the fields the generated layout shows, in order

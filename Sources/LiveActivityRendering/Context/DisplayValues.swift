@@ -8,9 +8,12 @@ import LiveActivityCore
 /// `display.F` shows nothing for a nil optional):
 /// - an enum listed in `kind.json`: `{"text": label}`; text: `{"text"}`; a number: `{"text": "1,250"}` (grouped
 ///   from 10,000 on, at most two decimals); a `Bool`: `{"text": "Yes"}` or `"No"`;
-/// - a date (ISO-8601) or a `{"start","end"}` range: `{"text": "17:46"` or `"17:30 – 17:50"`, `"countdown":
-///   "m:ss"`, `"near": Bool` (its end is after the shown instant and at most an hour away), `"progress": 0…1000`}
-///   (counted as the countdown is: frozen at `pausedAt` and at `endDate` once ended);
+/// - a date (ISO-8601) or a `{"start","end"}` range: `{"text": "17:46"` or `"17:30 – 17:50"`, `"short"`: one time
+///   (a range's start before it begins, else its end), `"countdown": "m:ss"`, `"near": Bool` (its end is after
+///   the shown instant and at most an hour away), `"progress": 0…1000`} (counted as the countdown is: frozen at
+///   `pausedAt` and at `endDate` once ended);
+/// - a dictionary (``KindMetadata/dictionaries``): `{"text": "economy 12, business 2 +1"}`;
+/// - an enum without a raw type (keyed): its case and associated values, `{"text": "Delayed · Minutes 25"}`;
 /// - an array of values: `{"text": "Margherita, Pepperoni +2"}`; an array of objects: `{"rows": [first two,
 ///   each `{"fields": its fields' texts by key}`], "more": "+N more"}` (`more` only past two); an object: `{"fields": {...}}`.
 enum DisplayValues {
@@ -35,9 +38,15 @@ enum DisplayValues {
                 display[key] = .object(["text": .string(label)])
                 continue
             }
+            if let form = kind.dictionaries[key] {
+                if let text = pairs(value, form: form, offsetMinutes: offsetMinutes) { display[key] = .object(["text": .string(text)]) }
+                continue
+            }
             if let bounds = dateBounds(value, startMs: startMs) {
                 var reference = nowMs
                 if let freezeMs { reference = min(reference, freezeMs) }
+                // A range not begun yet is shown by its start where one time fits (compact, minimal), else by its end.
+                let next = bounds.isRange && reference < bounds.start ? bounds.start : bounds.end
                 reference = max(reference, bounds.start)
                 let left = bounds.end - reference
                 let length = bounds.end - bounds.start
@@ -45,6 +54,7 @@ enum DisplayValues {
                 display[key] = .object([
                     "text": .string(bounds.isRange ? TimeOfDay.range(bounds.start, bounds.end, offsetMinutes: offsetMinutes)
                                                     : TimeOfDay.format(bounds.end, offsetMinutes: offsetMinutes)),
+                    "short": .string(TimeOfDay.format(next, offsetMinutes: offsetMinutes)),
                     "countdown": .string(Countdown.format(left <= 0 ? 0 : Int((left + 999) / 1000))),
                     "near": .bool(left > 0 && left <= nearMs),
                     "progress": .number(Double(done)),
@@ -71,6 +81,30 @@ enum DisplayValues {
             }
         }
         return .object(display)
+    }
+
+    /// A dictionary as its pairs, each key and value as text ("economy 12, business 2"), the first
+    /// ``listLimit`` then `+N`: from a flat array of alternating key, value in its order, or from an object by
+    /// sorted key; pairs with a `null` value are left out; nil when none is left, or when the value is not of
+    /// the dictionary's form.
+    static func pairs(_ value: JSONValue, form: KindMetadata.DictionaryForm, offsetMinutes: Int) -> String? {
+        var pairs: [(JSONValue, JSONValue)] = []
+        switch (form, value) {
+        case (.array, .array(let items)):
+            pairs = stride(from: 0, to: items.count - 1, by: 2).map { (items[$0], items[$0 + 1]) }
+        case (.object, .object(let object)):
+            pairs = object.keys.sorted().map { (.string($0), object[$0]!) }
+        default:
+            return nil
+        }
+        let texts = pairs.compactMap { key, value -> String? in
+            guard let keyText = text(key, offsetMinutes: offsetMinutes), let valueText = text(value, offsetMinutes: offsetMinutes),
+                  !valueText.isEmpty else { return nil }
+            return "\(keyText) \(valueText)"
+        }
+        guard !texts.isEmpty else { return nil }
+        let shown = texts.prefix(listLimit).joined(separator: ", ")
+        return texts.count > listLimit ? "\(shown) +\(texts.count - listLimit)" : shown
     }
 
     /// Each non-null field of an object as text.

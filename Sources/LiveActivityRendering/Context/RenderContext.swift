@@ -37,6 +37,10 @@ public enum RenderContext {
 
         for (field, values) in kind.enums {
             guard let raw = attributes[field] ?? state[field] else { continue }
+            if let keyed = Self.keyedCase(raw, values: values, fallbackIcon: kind.fallbackIcon, offsetMinutes: timeZoneOffsetMinutes) {
+                context[field] = keyed
+                continue
+            }
             let entry = values.first { $0.value == raw.stringValue || $0.rawValue == raw }
             let text = raw.stringValue ?? (raw.numberValue.map(Self.number) ?? "")
             context[field] = .object([
@@ -110,6 +114,26 @@ public enum RenderContext {
     }
 
     // MARK: Parts
+
+    /// A keyed enum's value (`{"delayed": {"minutes": 25}}`) as `{"value": "delayed", "label": "Delayed · Minutes 25",
+    /// "icon"}`: the case's label, then its associated values in declaration order (``KindMetadata/AssociatedValue``),
+    /// each its label and value as the layout shows it, or the value alone when unlabelled; nil for any other value.
+    static func keyedCase(_ raw: JSONValue, values: [KindMetadata.EnumValue], fallbackIcon: String, offsetMinutes: Int) -> JSONValue? {
+        guard case .object(let object) = raw, object.count == 1, let (name, payload) = object.first else { return nil }
+        let entry = values.first { $0.value == name }
+        var parts = [entry?.label ?? (name.prefix(1).uppercased() + name.dropFirst())]
+        let fields = payload.objectValue ?? [:]
+        let order = entry?.associatedValues ?? fields.keys.sorted().map { KindMetadata.AssociatedValue(key: $0, label: "") }
+        for associated in order {
+            guard let value = fields[associated.key], let text = DisplayValues.text(value, offsetMinutes: offsetMinutes), !text.isEmpty else { continue }
+            parts.append(associated.label.isEmpty ? text : "\(associated.label) \(text)")
+        }
+        return .object([
+            "value": .string(name),
+            "label": .string(parts.joined(separator: " · ")),
+            "icon": .string(entry?.icon ?? fallbackIcon),
+        ])
+    }
 
     private static func kindObject(_ kind: KindMetadata) -> JSONValue {
         .object(["name": .string(kind.name), "label": .string(kind.label)])

@@ -60,14 +60,17 @@ public enum GeneratedLayout {
         Dictionary(uniqueKeysWithValues: Presentation.allCases.map { ($0.rawValue, template(plan, $0)) })
     }
 
-    /// The countdown while near (ticking: `data-countdown`), else the time of day.
+    /// The countdown while near (ticking: `data-countdown`), else the time of day: a range's both times where
+    /// there is room (`large`), one (`display.F.short`, its start before it begins, else its end) in the
+    /// compact and minimal presentations, where "18:05 – 21:05" was cut to "18:05 …".
     static func lead(_ field: LayoutPlan.Field?, large: Bool) -> String {
         guard let field else { return "" }
         let key = field.key
         let size = large ? " large" : ""
+        let time = large ? "text" : "short"
         return "{{#display.\(key)}}{{#display.\(key).near}}<span class=\"countdown\(size)\" role=\"timer\" data-countdown=\"\(key)\">"
             + "{{display.\(key).countdown}}</span>{{/display.\(key).near}}{{^display.\(key).near}}<span class=\"label time\(size)\">"
-            + "{{display.\(key).text}}</span>{{/display.\(key).near}}{{/display.\(key)}}"
+            + "{{display.\(key).\(time)}}</span>{{/display.\(key).near}}{{/display.\(key)}}"
     }
 
     /// One field's line (or lines, for rows): its name in words, then its value; nothing when it is nil.
