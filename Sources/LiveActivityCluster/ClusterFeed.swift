@@ -27,8 +27,7 @@ final class ClusterFeed: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "cluster-feed"
+        let thread = Thread.named("cluster-feed") { [self] in run() }
         thread.start()
     }
 

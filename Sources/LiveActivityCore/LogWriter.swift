@@ -86,8 +86,7 @@ public final class LogWriter: @unchecked Sendable {
         queuedLines += 1
         if !threadStarted {
             threadStarted = true
-            let thread = Thread { [self] in run() }
-            thread.name = "log-writer-\(fileDescriptor)"
+            let thread = Thread.named("log-writer-\(fileDescriptor)") { [self] in run() }
             thread.start()
         }
         // The parked writer is woken once, after the lock is let go: woken under it, it would block on the

@@ -93,7 +93,7 @@ enum ServeCommand {
     /// Stops the server when SIGINT or SIGTERM arrives, and reloads its kinds on SIGHUP (blocked in every
     /// thread, taken here with sigwait).
     private static func stopOnSignals(_ server: LiveActivityServer, _ signals: sigset_t) {
-        let thread = Thread {
+        let thread = Thread.named("signals") {
             var set = signals
             var number: Int32 = 0
             while sigwait(&set, &number) == 0, number == SIGHUP {
@@ -101,7 +101,6 @@ enum ServeCommand {
             }
             server.stop()
         }
-        thread.name = "signals"
         thread.start()
     }
 }

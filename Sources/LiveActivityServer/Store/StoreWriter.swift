@@ -85,8 +85,7 @@ final class StoreWriter: @unchecked Sendable {
         guard !running else { return }
         running = true
         stopping = false
-        let thread = Thread { [self] in run() }
-        thread.name = "store-writer"
+        let thread = Thread.named("store-writer") { [self] in run() }
         thread.start()
     }
 
