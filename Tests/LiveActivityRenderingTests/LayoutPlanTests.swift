@@ -137,7 +137,8 @@ struct LayoutPlanTests {
 
     /// An enum without a raw type whose cases carry associated values was left out (its JSON is an object, and
     /// the layout showed the status from `display.F.text`); a dictionary with enum keys (a flat JSON array) read
-    /// as a list, "economy, 12 +2"; a far range in the compact island was cut to "18:05 …".
+    /// as a list, "economy, 12 +2"; a far range in the compact island was cut to "18:05 …"; a struct's line
+    /// spent its room on a logo's URL.
     @Test func keyedEnumsDictionariesAndFarRangesAreShownWhole() throws {
         let source = """
         import ActivityKit
@@ -154,10 +155,14 @@ struct LayoutPlanTests {
                 case gateChanged(String)
             }
             enum CabinClass: String, Codable, Hashable { case economy, business }
+            struct Airline: Codable, Hashable { var name: String; var logo: URL; var id: UUID }
             var flightNumber: String
+            var airline: Airline
         }
         """
         let kind = try DeclaredKind(declaration: try ActivityDeclaration(swiftSource: source), metadata: nil)
+        // A struct's line leaves its URLs and UUIDs out ("Lufthansa", not "Lufthansa · https://exa…").
+        #expect(Self.plan(kind).fields.first { $0.key == "airline" }?.shape == .fields(["name"]))
         #expect(kind.metadata.enums["gateStatus"]?.map(\.label) == ["On time", "Delayed", "Gate changed"])
         #expect(kind.metadata.enums["gateStatus"]?[1].associatedValues == [KindMetadata.AssociatedValue(key: "minutes", label: "Minutes")])
         #expect(kind.metadata.enums["gateStatus"]?[2].associatedValues == [KindMetadata.AssociatedValue(key: "_0", label: "")])

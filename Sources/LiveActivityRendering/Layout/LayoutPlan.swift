@@ -166,7 +166,11 @@ public struct LayoutPlan: Sendable, Equatable {
     }
 
     /// The JSON keys of a declared struct's fields, in order (none for a struct the declaration lacks).
+    /// The keys of a struct's fields a line shows, in order: not its `URL`s and `UUID`s (a team's logo address
+    /// took the rest of "Golden State Warriors · GSW · https://exa…"), unless it has nothing else.
     private static func keys(of structName: String, in declaration: ActivityDeclaration) -> [String] {
-        declaration.structs[structName]?.fields.map(\.key) ?? []
+        let fields = declaration.structs[structName]?.fields ?? []
+        let readable = fields.filter { ![.url, .uuid].contains($0.type.unwrapped) }
+        return (readable.isEmpty ? fields : readable).map(\.key)
     }
 }
