@@ -66,7 +66,10 @@ enum PayloadMutations {
         switch value {
         case .number(let number):
             options += [.number(number + 0.5), .number(number * 1000), .number(300), .number(70_000), .number(5e9), .number(-129),
-                        .number(1e39), .number(1e-50), .string(number.jsonText)]
+                        .number(1e39), .number(1e-50), .string(number.jsonText), .bigInteger("9007199254740993"),
+                        .bigInteger("-9223372036854775807"), .bigInteger("18446744073709551615")]
+        case .bigInteger(let digits):
+            options += [.number(Double(digits) ?? 0), .string(digits)]
         case .string(let text):
             options += [.string(""), .string(text + "!"), .string(text.uppercased()), .string(String(text.dropLast()))]
         case .object(var object):

@@ -71,3 +71,33 @@ def test_every_shape_over_apns_pushes(shapes):
     stage = schema["contentState"]["$defs"]["ShapesAttributes.Stage"]
     assert [list(c["properties"]) for c in stage["oneOf"]] == [["placed"], ["late"], ["moved"], ["handedOver"]]
     assert schema["attributes"]["properties"]["order_id"]["format"] == "uuid"
+
+
+def test_a_64_bit_integer_beyond_2_53_is_kept_exactly_through_the_store(start_server, tmp_path):
+    """`Int64` 9007199254740993 and `UInt64` 18446744073709551615 come back digit for digit from the API, after a
+    restart on the durable store too (they were kept as the nearest Double, 9007199254740992), and 2^63 in the
+    `Int64` is dropped as JSONDecoder drops it. Python reads JSON integers exactly, so these compare the digits."""
+    folder = tmp_path / "kinds" / "shapes"
+    folder.mkdir(parents=True)
+    (folder / "Attributes.swift").write_text(SHAPES.read_text())
+    cwd = tmp_path / "srv"
+    cwd.mkdir()
+    srv = start_server("--kinds", str(tmp_path / "kinds"), cwd=cwd)
+    state = {"stage": {"placed": {}}, "tips": {}, "seats": {}, "counts": [], "tiny": 1, "count": 3,
+             "large": 9007199254740993, "ulong": 18446744073709551615}
+    ts = int(time.time())
+    r = http_push(srv.url, push_to_start_token(srv), {"aps": {
+        "timestamp": ts, "event": "start", "attributes-type": "ShapesAttributes",
+        "attributes": {"order_id": ORDER_ID, "price": 12.5, "code": 40}, "content-state": state,
+        "alert": {"title": "Order", "body": "placed"}}})
+    assert r.status == 200 and r.verdict == "applied", (r.headers, r.body)
+    aid = r.headers["liveactivity-activity-id"]
+    kept = get_json(f"{srv.url}/api/activities/{aid}")["content"]["state"]
+    assert (kept["large"], kept["ulong"]) == (9007199254740993, 18446744073709551615)
+    token = get_json(f"{srv.url}/api/activities/{aid}")["pushToken"]
+    r = http_push(srv.url, token, {"aps": {"timestamp": ts + 1, "event": "update", "content-state": {**state, "large": 2**63}}})
+    assert r.verdict == "dropped" and "9223372036854775808" in r.headers["liveactivity-detail"], r.headers
+    srv.stop()
+    again = start_server("--kinds", str(tmp_path / "kinds"), cwd=cwd)
+    kept = get_json(f"{again.url}/api/activities/{aid}")["content"]["state"]
+    assert (kept["large"], kept["ulong"]) == (9007199254740993, 18446744073709551615)

@@ -21,6 +21,7 @@ extension JSONValue {
         switch self {
         case .string(let text): text
         case .number(let number): JSONValue.integerForm(of: number).map(String.init) ?? String(number)
+        case .bigInteger(let digits): digits
         default: nil
         }
     }

@@ -12,7 +12,7 @@ extension DeclarationConverter {
     mutating func date(_ value: JSONValue, _ path: Path) throws(DecodingFailure) -> Date {
         switch source {
         case .codable:
-            guard case .number(let seconds) = value, seconds.isFinite else {
+            guard let seconds = value.numberValue, seconds.isFinite else {
                 throw mismatch("Double", expected: "a number of seconds since 2001-01-01", value, path)
             }
             let date = Date(timeIntervalSinceReferenceDate: seconds)

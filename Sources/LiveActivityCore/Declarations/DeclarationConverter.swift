@@ -99,6 +99,8 @@ struct DeclarationConverter {
         case .integer:
             return try integer(value, type, path)
         case .double(let name):
+            // A Double reads a whole number beyond 2^53 rounded, as JSONDecoder does.
+            if case .bigInteger = value, let number = value.numberValue { return .number(number) }
             guard case .number(let number) = value, number.isFinite else { throw mismatch(Self.swiftFloat(name), expected: "a number", value, path) }
             let isFloat = name == "Float" || name == "Float32"
             // Float: too large for it, or so small it would round to zero (JSONDecoder refuses both).
@@ -145,6 +147,7 @@ struct DeclarationConverter {
             }
             return value
         case .decimal:
+            if case .bigInteger = value { return value }  // a Decimal holds its digits exactly
             guard case .number(let number) = value, number.isFinite else { throw mismatch("Decimal", expected: "a number", value, path) }
             return value
         case .dictionary(let key, let element):
@@ -156,10 +159,22 @@ struct DeclarationConverter {
 
     private func integer(_ value: JSONValue, _ type: DeclaredType, _ path: Path) throws(DecodingFailure) -> JSONValue {
         let name = type.swiftName
-        guard case .number(let number) = value, number.isFinite else { throw mismatch(name, expected: "an integer", value, path) }
         let bounds = type.integerBounds ?? (-9_223_372_036_854_775_808, 9_223_372_036_854_775_808, true)
-        let inRange = number >= bounds.lower && (bounds.upperExclusive ? number < bounds.upper : number <= bounds.upper)
-        guard number.rounded() == number, inRange else {
+        let inRange: Bool
+        let whole: Bool
+        switch value {
+        case .number(let number) where number.isFinite:
+            inRange = number >= bounds.lower && (bounds.upperExclusive ? number < bounds.upper : number <= bounds.upper)
+            whole = number.rounded() == number
+        case .bigInteger(let digits):
+            // Beyond 2^53: only the 64-bit types hold it, decided on the digits (a Double's bounds are rounded).
+            let unsigned = name.hasPrefix("U")
+            inRange = bounds.upperExclusive && (unsigned ? UInt64(digits) != nil : Int64(digits) != nil)
+            whole = true
+        default:
+            throw mismatch(name, expected: "an integer", value, path)
+        }
+        guard whole, inRange else {
             let shown = DecodingFailure.show(value)
             let upper = bounds.upperExclusive ? "2^\(name.hasPrefix("U") ? 64 : 63) − 1" : DecodingFailure.show(.number(bounds.upper))
             throw corrupted("number \(shown) does not fit in \(name)", debug: "Parsed JSON number <\(shown)> does not fit in \(name).",
@@ -178,7 +193,7 @@ struct DeclarationConverter {
             guard case .string = value else { throw mismatch("String", expected: expected, value, path) }
             raw = value
         } else {
-            guard case .number = value else { throw mismatch(declared.rawType.swiftName, expected: expected, value, path) }
+            guard value.numberValue != nil else { throw mismatch(declared.rawType.swiftName, expected: expected, value, path) }
             raw = try integer(value, declared.rawType, path)
         }
         guard declared.case(rawValue: raw) != nil else {

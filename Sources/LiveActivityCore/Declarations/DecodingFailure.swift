@@ -100,14 +100,18 @@ public struct DecodingFailure: Error, Sendable, Hashable, CustomStringConvertibl
         return text
     }
 
-    /// A JSON value in a message: strings quoted (first 40 characters), whole numbers without `.0`,
+    /// A JSON value in a message: strings quoted (first 40 characters), whole numbers below 2^64 as digits,
     /// other values by type name.
     static func show(_ value: JSONValue) -> String {
         switch value {
         case .string(let text): return "\"\(text.clipped(to: 40))\""
         case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
+            // A whole number below 2^64 as its digits (2^63, read from "9223372036854775808", is not "9.2e+18").
+            if number.rounded() == number, abs(number) < 18_446_744_073_709_551_616 {
+                return (number < 0 ? "-" : "") + String(UInt64(abs(number)))
+            }
             return "\(number)"
+        case .bigInteger(let digits): return digits
         case .bool(let flag): return "\(flag)"
         default: return value.typeName
         }
@@ -118,7 +122,7 @@ public struct DecodingFailure: Error, Sendable, Hashable, CustomStringConvertibl
         switch value {
         case .null: "null"
         case .bool: "bool"
-        case .number: "a number"
+        case .number, .bigInteger: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "a dictionary"

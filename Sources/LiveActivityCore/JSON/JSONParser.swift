@@ -240,14 +240,14 @@ struct JSONParser {
         } else {
             while let byte = peek(), Self.isDigit(byte) {
                 digits += 1
-                if digits <= 17 { integer = integer * 10 + Int64(byte - UInt8(ascii: "0")) }
+                if digits <= 15 { integer = integer * 10 + Int64(byte - UInt8(ascii: "0")) }
                 nonZero = true
                 index += 1
             }
         }
-        var plain = digits <= 17
+        var whole = true
         if peek() == UInt8(ascii: ".") {
-            plain = false
+            whole = false
             index += 1
             guard let byte = peek(), Self.isDigit(byte) else { return nil }
             while let byte = peek(), Self.isDigit(byte) {
@@ -256,17 +256,21 @@ struct JSONParser {
             }
         }
         if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-            plain = false
+            whole = false
             index += 1
             if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
             guard let byte = peek(), Self.isDigit(byte) else { return nil }
             while let byte = peek(), Self.isDigit(byte) { index += 1 }
         }
-        if plain {
-            // Up to 17 digits: below 2^63, and Double(Int64) rounds as reading the text does.
+        if whole, digits <= 15 {
+            // Up to 15 digits: a Double holds it exactly.
             return .number(negative ? -Double(integer) : Double(integer))
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if whole, let exact = JSONValue.integer(digits: text) {
+            // 16 to 20 digits: exact (a bigInteger) where a Double would round it, as JSONDecoder reads an Int64.
+            return exact
+        }
         // Out of range either way (an overflow, or an underflow to zero): Foundation says what it makes of it.
         guard let value = Double(text), value.isFinite, value != 0 || !nonZero else { return nil }
         return .number(value)

@@ -128,6 +128,7 @@ struct JSONTextWriter {
         case .null: null()
         case .bool(let flag): bool(flag)
         case .number(let number): try self.number(number)
+        case .bigInteger(let digits): bytes.append(contentsOf: digits.utf8)
         case .string(let text): string(text)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))

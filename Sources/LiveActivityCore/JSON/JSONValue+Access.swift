@@ -11,10 +11,23 @@ extension JSONValue {
         return text
     }
 
-    /// The number; `nil` for any other value.
+    /// The number (a ``JSONValue/bigInteger(_:)`` as the nearest `Double`); `nil` for any other value.
     public var numberValue: Double? {
-        guard case .number(let number) = self else { return nil }
-        return number
+        switch self {
+        case .number(let number): number
+        case .bigInteger(let digits): Double(digits)
+        default: nil
+        }
+    }
+
+    /// The exact decimal text of a whole number (`"9007199254740993"`, `"-3"`), whichever form holds it; `nil`
+    /// for a number with a fraction, beyond `Int64`/`UInt64`, and for any other value.
+    public var integerDigits: String? {
+        switch self {
+        case .bigInteger(let digits): digits
+        case .number(let number): JSONValue.integerForm(of: number).map(String.init)
+        default: nil
+        }
     }
 
     /// The members of an object; `nil` for any other value.

@@ -4,11 +4,17 @@ import Foundation
 ///
 /// Activity attributes and content states are kept as `JSONValue`, validated and normalised by their
 /// ``ActivityKind``, so that the engine stays independent of any one kind of activity.
-/// Numbers are `Double` (JSON has one number type).
+/// Numbers are `Double` (JSON has one number type), except a whole number a `Double` cannot hold exactly
+/// (beyond ±2^53) that an `Int64` or `UInt64` can: ``bigInteger(_:)`` keeps its digits, as `JSONDecoder` reads an
+/// app's `Int64` and `UInt64` exactly (`9007199254740993` was kept, and shown, as `9007199254740992`).
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
+    /// A whole number in `Int64` or `UInt64` range that a `Double` would round, as its decimal digits
+    /// (`"-9007199254740993"`, no `+` nor leading zeros). Never a number a `Double` holds exactly: that is
+    /// ``number(_:)``, so each value has one form.
+    case bigInteger(String)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -159,7 +165,13 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            // A whole number a Double rounds: its exact value, when an Int64 or UInt64 holds it.
+            if !(abs(value) < 9_007_199_254_740_992), value.rounded() == value,
+               let exact = (try? container.decode(Int64.self)).map(String.init) ?? (try? container.decode(UInt64.self)).map(String.init) {
+                self = Self.integer(digits: exact) ?? .number(value)
+            } else {
+                self = .number(value)
+            }
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
@@ -175,12 +187,28 @@ extension JSONValue: Codable {
         value.rounded() == value && abs(value) < 9.0e15 ? Int64(value) : nil
     }
 
+    /// A whole number from its decimal digits (`-?[0-9]+`): ``number(_:)`` when a `Double` holds it exactly,
+    /// ``bigInteger(_:)`` when only an `Int64` or `UInt64` does; nil beyond both (or for text that is not digits).
+    public static func integer(digits: some StringProtocol) -> JSONValue? {
+        if let value = Int64(digits) {
+            let double = Double(value)
+            return Int64(exactly: double) == value ? .number(double) : .bigInteger(String(value))
+        }
+        if let value = UInt64(digits) {
+            let double = Double(value)
+            return UInt64(exactly: double) == value ? .number(double) : .bigInteger(String(value))
+        }
+        return nil
+    }
+
     /// Encodes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
+        case .bigInteger(let digits):
+            if let value = Int64(digits) { try container.encode(value) } else { try container.encode(UInt64(digits) ?? 0) }
         case .number(let value):
             if let integer = Self.integerForm(of: value) {
                 try container.encode(integer)
@@ -202,7 +230,7 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .number: "number"
+        case .number, .bigInteger: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"

@@ -65,7 +65,7 @@ public struct FieldReader: Sendable {
     /// A finite number, or `nil` when absent.
     public func number(_ key: String) throws(ProtocolError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard case .number(let number) = value, number.isFinite else {
+        guard let number = value.numberValue, number.isFinite else {
             throw .wrongType(path(key), expected: "a number", got: value)
         }
         return number
@@ -102,6 +102,7 @@ public struct FieldReader: Sendable {
         switch value {
         case .string(let text): "\"\(text.clipped(to: 40))\""
         case .number(let number): number.jsonText
+        case .bigInteger(let digits): digits
         default: value.typeName
         }
     }

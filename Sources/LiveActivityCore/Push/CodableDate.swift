@@ -10,7 +10,7 @@ public enum CodableDate {
     /// - Throws: ``ProtocolError`` `invalid_field` naming `field` when it is not a number; the message hints
     ///   at the usual mistakes (an ISO string, Unix seconds, milliseconds).
     public static func decode(_ value: JSONValue, field: String) throws(ProtocolError) -> Date {
-        guard case .number(let seconds) = value, seconds.isFinite else {
+        guard let seconds = value.numberValue, seconds.isFinite else {
             if case .string = value {
                 throw .invalid(field, "Date decodes from a number of seconds since 2001-01-01, not a string")
             }

@@ -65,6 +65,8 @@ public enum DateLens {
         switch value {
         case .number(let number):
             numberEntry(number, &entry, now: now)
+        case .bigInteger:
+            numberEntry(value.numberValue ?? 0, &entry, now: now)
         case .string(let text):
             if let date = ISODate.parse(text) {
                 entry.readings.append(Reading(reading: "iso", iso: ISODate.format(date)))
@@ -216,7 +218,7 @@ public enum DateLens {
                 let keyPath = "\(path).\(key)"
                 let hint = isDateLike(key)
                 switch child {
-                case .number, .string, .null:
+                case .number, .bigInteger, .string, .null:
                     if hint { entries.append(inspect(child, path: keyPath, expects: expects, now: now)) }
                 default:
                     collect(child, path: keyPath, expects: expects, hinted: hint, now: now, into: &entries)
@@ -226,7 +228,7 @@ public enum DateLens {
             for (index, item) in items.enumerated() {
                 let itemPath = "\(path)[\(index)]"
                 switch item {
-                case .number, .string, .null:
+                case .number, .bigInteger, .string, .null:
                     if hinted { entries.append(inspect(item, path: itemPath, expects: expects, now: now)) }
                 default:
                     collect(item, path: itemPath, expects: expects, hinted: hinted, now: now, into: &entries)

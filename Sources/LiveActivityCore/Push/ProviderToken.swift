@@ -59,7 +59,7 @@ public struct ProviderToken: Sendable, Equatable {
         guard isTenCharacterID(kid) else { throw invalid("authorization: the JWT header's kid \"\(kid.clipped(to: 32))\" is not a 10-character Key ID") }
         guard case .string(let iss)? = claims["iss"] else { throw invalid("authorization: the JWT claims have no iss (your Team ID)") }
         guard isTenCharacterID(iss) else { throw invalid("authorization: the JWT claims' iss \"\(iss.clipped(to: 32))\" is not a 10-character Team ID") }
-        guard case .number(let iat)? = claims["iat"] else { throw invalid("authorization: the JWT claims have no numeric iat (Unix seconds)") }
+        guard let iat = claims["iat"]?.numberValue else { throw invalid("authorization: the JWT claims have no numeric iat (Unix seconds)") }
         guard iat.isFinite, iat >= 0, iat < 1e11 else { throw invalid("authorization: the JWT claims' iat \(iat) is not a time in Unix seconds") }
         guard let signature = base64URLDecode(parts[2]), signature.count == 64 else {
             throw invalid("authorization: the JWT signature is not 64 bytes of ES256 (r and s)")

@@ -122,6 +122,7 @@ enum DisplayValues {
         switch value {
         case .string(let text): return text
         case .number(let number): return format(number)
+        case .bigInteger(let digits): return grouped(digits)
         case .bool(let flag): return flag ? "Yes" : "No"
         case .array(let items):
             let texts = items.compactMap { text($0, offsetMinutes: offsetMinutes) }.filter { !$0.isEmpty }
@@ -167,6 +168,19 @@ enum DisplayValues {
             whole = grouped
         }
         return (negative ? "-" : "") + whole + (parts.count > 1 ? "." + parts[1] : "")
+    }
+
+    /// A whole number's digits grouped with commas (`-9,007,199,254,740,993`): a ``JSONValue/bigInteger(_:)``,
+    /// shown exactly rather than in exponent form.
+    static func grouped(_ digits: String) -> String {
+        let negative = digits.hasPrefix("-")
+        let whole = negative ? digits.dropFirst() : Substring(digits)
+        var out = ""
+        for (index, digit) in whole.enumerated() {
+            if index > 0, (whole.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (negative ? "-" : "") + out
     }
 
     /// Whether a value is a `{"start","end"}` range of ISO-8601 dates.

@@ -23,6 +23,7 @@ public enum KindTitle {
         switch value {
         case .string(let text)?: text
         case .number(let number)?: RenderContext.number(number)
+        case .bigInteger(let digits)?: digits
         case .bool(let flag)?: flag ? "true" : "false"
         default: ""
         }

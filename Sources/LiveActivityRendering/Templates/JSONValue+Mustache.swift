@@ -19,6 +19,7 @@ extension JSONValue {
         case .string(let text):
             if escaped { Self.appendEscaped(text, to: &output) } else { output += text }
         case .number(let number): output += Self.javaScriptText(number)
+        case .bigInteger(let digits): output += digits
         case .bool(let flag): output += flag ? "true" : "false"
         case .null, .array, .object: break
         }
