@@ -22,7 +22,7 @@ enum ServeCommand {
             }
             options = parsed
         } catch {
-            printError("liveactivity serve: \(error.message)\n\n\(ServeOptions.usage)")
+            printError("liveactivity serve: \(error.message)\nRun \"liveactivity serve --help\" for usage.")
             return 2
         }
 

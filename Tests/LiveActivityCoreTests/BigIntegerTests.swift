@@ -70,3 +70,26 @@ private extension JSONValue {
         return items
     }
 }
+
+/// A `Float` refuses a number too large for it and one so small it would round to 0, each in its own words
+/// (1e-50 was "too large for a Float"; found by the new-user trial).
+struct FloatRangeTests {
+    static let declaration = try! ActivityDeclaration(swiftSource: """
+        import ActivityKit
+        struct GaugeAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var progress: Float }
+            var name: String
+        }
+        """)
+
+    @Test func tooLargeAndTooSmallAreToldApart() {
+        for (number, words) in [(1e39, "1e+39 is too large for a Float"), (1e-50, "1e-50 is too small for a Float (it would round to 0)")] {
+            do {
+                _ = try Self.declaration.normalise(.object(["progress": .number(number)]), as: .contentState, field: "content.state")
+                Issue.record("\(number) was accepted")
+            } catch {
+                #expect(error.field == "content.state.progress" && error.message.hasSuffix(words), "\(error.message)")
+            }
+        }
+    }
+}

@@ -659,7 +659,9 @@ def test_watch_without_a_token_on_a_server_that_needs_one_exits_1(start_server, 
 def test_serve_usage_errors_exit_2_naming_the_option(args, message):
     p = cli("serve", *args)
     assert p.returncode == 2, p
-    assert p.stderr.startswith(f"liveactivity serve: {message}\n"), p.stderr
+    # The reason, then where the usage is, as the client commands say it (the whole usage after it scrolled
+    # the reason away; found by the new-user trial).
+    assert p.stderr == f'liveactivity serve: {message}\nRun "liveactivity serve --help" for usage.\n', p.stderr
 
 
 def test_serve_takes_name_equals_value(start_server):

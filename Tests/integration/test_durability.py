@@ -992,6 +992,12 @@ def test_a_dismissed_activitys_token_stays_unregistered_after_a_restart(start_se
     assert after.json["timestamp"] == before.json["timestamp"], (after.json, before.json)
     never = http_push(again.url, "0" * 64, payload)
     assert never.status == 400 and never.json["reason"] == "BadDeviceToken", (never.status, never.body)
+    # An update to the push-to-start token says which token that is (it said "no live activity has push token
+    # c975…"; found by the new-user trial).
+    from push_helpers import push_to_start_token
+    wrong = http_push(again.url, push_to_start_token(again), payload)
+    assert wrong.status == 400 and wrong.json["reason"] == "BadDeviceToken", (wrong.status, wrong.body)
+    assert "push-to-start token, which takes start pushes only" in wrong.json["detail"], wrong.json
 
 
 def test_a_since_that_is_not_a_sequence_number_refuses_the_handshake(start_server, tmp_path):

@@ -107,7 +107,8 @@ struct DeclarationConverter {
             if isFloat, abs(number) > Double(Float.greatestFiniteMagnitude) || (number != 0 && Float(number) == 0) {
                 throw corrupted("number \(DecodingFailure.show(value)) does not fit in Float",
                                 debug: "Parsed JSON number <\(DecodingFailure.show(value))> does not fit in Float.",
-                                protocolReason: "\(DecodingFailure.show(value)) is too large for a Float", path)
+                                protocolReason: abs(number) > 1 ? "\(DecodingFailure.show(value)) is too large for a Float"
+                                    : "\(DecodingFailure.show(value)) is too small for a Float (it would round to 0)", path)
             }
             return value
         case .bool:

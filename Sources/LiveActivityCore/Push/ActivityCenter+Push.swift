@@ -69,6 +69,11 @@ extension ActivityCenter {
                                             + "the token is no longer valid: stop sending to it",
                                         timestamp: Int64((retired.timeIntervalSince1970 * 1000).rounded(.down)))
                 }
+                if AccessPolicy.constantTimeEquals(pushToken, pushToStartToken) {
+                    throw PushRejection(status: 400, reason: "BadDeviceToken",
+                                        detail: "\(push.event.rawValue) pushes go to the activity's own push token (its pushToken); this is the "
+                                            + "push-to-start token, which takes start pushes only")
+                }
                 throw PushRejection(status: 400, reason: "BadDeviceToken", detail: "no live activity has push token \(pushToken.clipped(to: 64))")
             }
             try checkDates(push, now: now)

@@ -20,7 +20,7 @@ public enum GeneratedLayout {
         switch presentation {
         case .lockScreen, .expanded:
             var lines = ["<div class=\"stack fit\">",
-                         "  <div class=\"row\">\(icon)\(title)<span class=\"spacer\"></span>\(badge)\(lead(choice.countdown, large: true))</div>"]
+                         "  <div class=\"row\">\(icon)\(title)<span class=\"spacer\"></span>\(badge)\(lead(choice.countdown, large: true, oneTime: true))</div>"]
             if let status = choice.status {
                 lines.append("  {{#display.\(status.key)}}<div class=\"row\"><span class=\"label headline\">{{display.\(status.key).text}}</span></div>{{/display.\(status.key)}}")
             }
@@ -46,7 +46,7 @@ public enum GeneratedLayout {
     /// inverted sections chain them, so a nil countdown (an optional left out of a push) never leaves the
     /// presentation empty.
     static func firstPresent(_ choice: LayoutPlan.Choice, withStatus: Bool, else fallback: String, large: Bool) -> String {
-        var options = ([choice.countdown].compactMap { $0 } + choice.otherDates).map { ($0.key, lead($0, large: large)) }
+        var options = ([choice.countdown].compactMap { $0 } + choice.otherDates).map { ($0.key, lead($0, large: large, oneTime: !large)) }
         if withStatus, let status = choice.status {
             options.append((status.key, "{{#display.\(status.key)}}<span class=\"label headline\">{{display.\(status.key).text}}</span>{{/display.\(status.key)}}"))
         }
@@ -60,14 +60,15 @@ public enum GeneratedLayout {
         Dictionary(uniqueKeysWithValues: Presentation.allCases.map { ($0.rawValue, template(plan, $0)) })
     }
 
-    /// The countdown while near (ticking: `data-countdown`), else the time of day: a range's both times where
-    /// there is room (`large`), one (`display.F.short`, its start before it begins, else its end) in the
-    /// compact and minimal presentations, where "18:05 – 21:05" was cut to "18:05 …".
-    static func lead(_ field: LayoutPlan.Field?, large: Bool) -> String {
+    /// The countdown while near (ticking: `data-countdown`), else the time of day: with `oneTime`, one
+    /// (`display.F.short`: a range's start before it begins, else its end), where both did not fit (the compact
+    /// and minimal islands cut "18:05 – 21:05" to "18:05 …"; beside the title and a badge it cut the title to
+    /// "Ride …"); else a range's both times (the small presentation, on a row of its own).
+    static func lead(_ field: LayoutPlan.Field?, large: Bool, oneTime: Bool) -> String {
         guard let field else { return "" }
         let key = field.key
         let size = large ? " large" : ""
-        let time = large ? "text" : "short"
+        let time = oneTime ? "short" : "text"
         return "{{#display.\(key)}}{{#display.\(key).near}}<span class=\"countdown\(size)\" role=\"timer\" data-countdown=\"\(key)\">"
             + "{{display.\(key).countdown}}</span>{{/display.\(key).near}}{{^display.\(key).near}}<span class=\"label time\(size)\">"
             + "{{display.\(key).\(time)}}</span>{{/display.\(key).near}}{{/display.\(key)}}"
