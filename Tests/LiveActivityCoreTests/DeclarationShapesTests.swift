@@ -52,10 +52,20 @@ struct DeclarationShapesTests {
         }
     }
 
+    /// A `Set` holds equal elements once, as the app's does: `["wifi","meal","wifi"]` is kept as
+    /// `["wifi","meal"]` (it was kept and shown as sent; found by the new-user trial).
+    @Test func aSetKeepsEachElementOnce() throws {
+        let state = try JSONValue.parse(Array(#"{"stage":{"placed":{}},"tips":{},"tags":["wifi","meal","wifi","meal","tv"]}"#.utf8))
+        let normalised = try Self.declaration.normalise(state, as: .contentState, field: "content.state")
+        #expect(normalised.value["tags"] == .array(["wifi", "meal", "tv"].map(JSONValue.string)))
+        let decoded = try Self.declaration.decode(codable: state, as: .contentState)
+        #expect(decoded.value["tags"] == .array(["wifi", "meal", "tv"].map(JSONValue.string)))
+    }
+
     @Test func shapesResolve() throws {
         let state = Self.declaration.contentState
         #expect(state.fields.map(\.type.swiftName) == ["Stage", "Courier?", "[String: Decimal]", "[Int: String]?", "[Size: Int]?",
-                                                       "[String]?", "TimeInterval?", "Int8?", "UInt64?", "Float?", "Bool?"])
+                                                       "Set<String>?", "TimeInterval?", "Int8?", "UInt64?", "Float?", "Bool?"])
         #expect(Self.declaration.attributes.fields.map(\.type) == [.uuid, .optional(.url)])
         #expect(Self.declaration.attributes.ignored == ["version"])
         let stage = try #require(Self.declaration.enums["OrderAttributes.Stage"])

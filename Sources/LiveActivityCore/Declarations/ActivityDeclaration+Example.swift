@@ -40,7 +40,7 @@ extension ActivityDeclaration {
         case .url: .string("https://example.com/\(name)")
         case .closedDateRange, .dateRange:
             .object(["start": .string(ISODate.format(now.addingTimeInterval(-20))), "end": .string(ISODate.format(now.addingTimeInterval(50)))])
-        case .array, .optional: .array([])
+        case .array, .set, .optional: .array([])
         case .enumeration(let enumName): enumExample(enums[enumName], now: now, depth: depth)
         case .uuid: .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
         case .decimal: .number(1.5)

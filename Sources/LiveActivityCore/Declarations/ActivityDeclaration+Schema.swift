@@ -50,7 +50,7 @@ extension ActivityDeclaration {
         func names(_ type: DeclaredType) -> [String] {
             switch type {
             case .structure(let name), .enumeration(let name): [name]
-            case .array(let inner), .optional(let inner): names(inner)
+            case .array(let inner), .set(let inner), .optional(let inner): names(inner)
             case .dictionary(let key, let value): names(key) + names(value)
             default: []
             }
@@ -96,7 +96,7 @@ extension ActivityDeclaration {
                                 "required": .array([.string("start"), .string("end")])])
             }
             return .object(["type": .string("array"), "prefixItems": .array([date, date]), "minItems": .number(2)])
-        case .array(let element):
+        case .array(let element), .set(let element):
             return .object(["type": .string("array"), "items": schema(of: element, form: form)])
         case .optional(let wrapped):
             return .object(["anyOf": .array([schema(of: wrapped, form: form), .object(["type": .string("null")])])])

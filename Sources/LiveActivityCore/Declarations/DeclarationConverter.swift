@@ -125,12 +125,17 @@ struct DeclarationConverter {
             return write(try date(value, path))
         case .closedDateRange, .dateRange:
             return try range(value, closed: type == .closedDateRange, path)
-        case .array(let element):
+        case .array(let element), .set(let element):
             guard case .array(let items) = value else { throw mismatch("Array<Any>", expected: "an array", value, path) }
             var result: [JSONValue] = []
             result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 result.append(try convert(item, as: element, path: path + [.index(index)]))
+            }
+            if case .set = type {
+                // The app's Set holds equal elements once: the first of each is kept, in the order sent.
+                var seen = Set<JSONValue>()
+                result = result.filter { seen.insert($0).inserted }
             }
             return .array(result)
         case .structure(let name):

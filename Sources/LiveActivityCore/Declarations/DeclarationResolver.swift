@@ -144,7 +144,7 @@ struct DeclarationResolver {
         case ("UUID", 0): return .uuid
         case ("Decimal", 0): return .decimal
         case ("Set", 1):
-            return .array(try resolve(arguments[0], scope: scope, line: line, property: property, depth: depth + 1))
+            return .set(try resolve(arguments[0], scope: scope, line: line, property: property, depth: depth + 1))
         case ("Dictionary", 2):
             return .dictionary(key: try resolve(arguments[0], scope: scope, line: line, property: property, depth: depth + 1),
                                value: try resolve(arguments[1], scope: scope, line: line, property: property, depth: depth + 1))

@@ -19,8 +19,11 @@ public indirect enum DeclaredType: Sendable, Hashable {
     case closedDateRange
     /// `Range<Date>`.
     case dateRange
-    /// `[T]`, `Array<T>` or `Set<T>` (a `Set` decodes from a JSON array like an `Array`; duplicates collapse).
+    /// `[T]` or `Array<T>`.
     case array(DeclaredType)
+    /// `Set<T>`: decodes from a JSON array like an `Array`, and equal elements collapse into one, as the app's
+    /// `Set` holds them (the first kept, in the order sent).
+    case set(DeclaredType)
     /// `T?` or `Optional<T>`.
     case optional(DeclaredType)
     /// A struct declared in the file, by qualified name.
@@ -49,6 +52,7 @@ public indirect enum DeclaredType: Sendable, Hashable {
         case .closedDateRange: "ClosedRange<Date>"
         case .dateRange: "Range<Date>"
         case .array(let element): "[\(element.swiftName)]"
+        case .set(let element): "Set<\(element.swiftName)>"
         case .optional(let wrapped): "\(wrapped.swiftName)?"
         case .structure(let name), .enumeration(let name): String(name.split(separator: ".").last ?? "")
         case .uuid: "UUID"

@@ -49,7 +49,7 @@ extension DateLens {
             }
         case .optional(let wrapped):
             if value != .null { declaredDates(value, in: wrapped, declaration: declaration, path: path, now: now, into: &entries) }
-        case .array(let element):
+        case .array(let element), .set(let element):
             guard case .array(let items) = value else { return }
             for (index, item) in items.enumerated() {
                 declaredDates(item, in: element, declaration: declaration, path: "\(path)[\(index)]", now: now, into: &entries)

@@ -111,7 +111,7 @@ public struct LayoutPlan: Sendable, Equatable {
             switch type {
             case .date, .closedDateRange, .dateRange:
                 shape = .date
-            case .array(let element):
+            case .array(let element), .set(let element):
                 if case .structure(let name) = element.unwrapped { shape = .rows(Self.keys(of: name, in: declaration)) }
             case .structure(let name):
                 shape = .fields(Self.keys(of: name, in: declaration))
