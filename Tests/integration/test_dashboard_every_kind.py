@@ -214,7 +214,9 @@ def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(s
     fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="flight"]:not([hidden])'))
     status = fields.find_element(By.CSS_SELECTOR, 'textarea[name="gateStatus"]')
     assert status.get_attribute("value") == '{"onTime":{}}'
-    assert fields.find_element(By.CSS_SELECTOR, 'textarea[name="seatsLeft"]').get_attribute("value") == "[]"
+    seats_box = fields.find_element(By.CSS_SELECTOR, 'textarea[name="seatsLeft"]')
+    assert seats_box.get_attribute("value") == "[]"
+    assert seats_box.find_element(By.XPATH, "..").text.startswith("Seats left (JSON: [key, value, …])")  # the flat form said
     fields.find_element(By.CSS_SELECTOR, 'input[name="flightNumber"]').send_keys("LH 400")
     browser.find_element(By.ID, "start").click()
     card = wait_for("the flight's Lock Screen", lambda: first(browser, '.lock-item[data-kind="flight"] .la-frame'))

@@ -183,7 +183,8 @@ export class SchemaForm {
       } else if (shape.shape === "json") {
         input.rows = 2;
         input.value = shape.optional ? "" : JSON.stringify(exampleValue(shape.schema, defs));
-        label += " (JSON)";
+        // A dictionary whose keys are not String or Int is a flat array of alternating key, value.
+        label += shape.schema.type === "array" && !shape.schema.items ? " (JSON: [key, value, …])" : " (JSON)";
       } else {
         input.type = "text";
         // A UUID nobody types by hand: a fresh one to start with (editable).
