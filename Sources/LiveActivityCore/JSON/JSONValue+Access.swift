@@ -20,16 +20,6 @@ extension JSONValue {
         }
     }
 
-    /// The exact decimal text of a whole number (`"9007199254740993"`, `"-3"`), whichever form holds it; `nil`
-    /// for a number with a fraction, beyond `Int64`/`UInt64`, and for any other value.
-    public var integerDigits: String? {
-        switch self {
-        case .bigInteger(let digits): digits
-        case .number(let number): JSONValue.integerForm(of: number).map(String.init)
-        default: nil
-        }
-    }
-
     /// The members of an object; `nil` for any other value.
     public var objectValue: [String: JSONValue]? {
         guard case .object(let object) = self else { return nil }
