@@ -81,7 +81,7 @@ public struct ActivityRenderer: Sendable {
         let body = """
         <main class="render-stage render-missing" data-signature="missing" data-activity-state="missing">
         <h1 class="missing-title">No Live Activity</h1>
-        <p class="missing-text">There is no activity with id <code>\(HTML.escape(String(id.prefix(200))))</code>: \
+        <p class="missing-text">There is no activity with id <code>\(HTML.escape(id.clipped(to: 200)))</code>: \
         it was never started, or it was dismissed long ago.</p>
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
@@ -99,7 +99,7 @@ public struct ActivityRenderer: Sendable {
         let body = """
         <main class="render-stage render-missing" data-signature="refused" data-activity-state="missing">
         <h1 class="missing-title">\(HTML.escape(title))</h1>
-        <p class="missing-text">\(HTML.escape(String(message.prefix(300))))</p>
+        <p class="missing-text">\(HTML.escape(message.clipped(to: 300)))</p>
         </main>
         <p id="announcer" class="visually-hidden" role="status" aria-live="polite"></p>
         """

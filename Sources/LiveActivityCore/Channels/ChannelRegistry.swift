@@ -37,7 +37,7 @@ public struct ChannelRegistry: Sendable {
         }
         guard let channel = channels[id], bundleId == nil || channel.bundleId == bundleId else {
             throw PushRejection(status: 404, reason: "ChannelNotRegistered",
-                                detail: "apns-channel-id: no channel \(id) is registered\(bundleId.map { " for \($0.prefix(155))" } ?? "") (deleted, or never created)",
+                                detail: "apns-channel-id: no channel \(id) is registered\(bundleId.map { " for \($0.clipped(to: 155))" } ?? "") (deleted, or never created)",
                                 field: "apns-channel-id")
         }
         return channel

@@ -159,7 +159,7 @@ extension DeclarationParser {
             }
             return .integer(value)
         default:
-            return .other((negative ? "-" : "") + (literal.kind == .string ? "\"\(literal.text.prefix(40))\"" : literal.text))
+            return .other((negative ? "-" : "") + (literal.kind == .string ? "\"\(literal.text.clipped(to: 40))\"" : literal.text))
         }
     }
 

@@ -126,6 +126,6 @@ struct ReadAPI {
         if case .methodNotAllowed(let allowed) = miss { return .methodNotAllowed(allowed) }
         guard context.access.mayRead(request) else { return .readTokenNeeded }
         return .error(.notFound, ProtocolError(.unknownType, field: "path",
-                      message: "path: no API at \(request.path.prefix(80)); try /api/activities or /api/history"))
+                      message: "path: no API at \(request.path.clipped(to: 80)); try /api/activities or /api/history"))
     }
 }

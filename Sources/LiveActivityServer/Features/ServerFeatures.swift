@@ -169,7 +169,7 @@ struct ServerFeatures {
     private static func keep(_ share: Share, through committer: ChangeCommitter, completion: @escaping (ProtocolError?) -> Void) {
         committer.propose({ center in
             guard center.activities[share.activityId] != nil else {
-                throw ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(share.activityId.prefix(128))\"")
+                throw ProtocolError(.unknownActivity, field: "activityId", message: "activityId: no activity with id \"\(share.activityId.clipped(to: 128))\"")
             }
             return ChangePipeline.Verdict(shares: [share], onCommit: { completion(nil) })
         }, onFailure: { [unowned committer] error in completion(error as? ProtocolError ?? committer.storageUnavailable(error)) })

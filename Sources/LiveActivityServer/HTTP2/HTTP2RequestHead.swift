@@ -65,10 +65,10 @@ struct HTTP2RequestHead: Sendable {
             }
         }
         guard let method, let parsed = HTTPMethod(rawValue: method) else {
-            throw Refusal(status: 405, reason: "MethodNotAllowed", detail: ":method: \(method.map { "\"\($0.prefix(16))\"" } ?? "missing") is not one this server answers; use POST")
+            throw Refusal(status: 405, reason: "MethodNotAllowed", detail: ":method: \(method.map { "\"\($0.clipped(to: 16))\"" } ?? "missing") is not one this server answers; use POST")
         }
         guard let target, target.hasPrefix("/") else {
-            throw Refusal(status: 404, reason: "BadPath", detail: ":path: \(target.map { "\"\($0.prefix(64))\"" } ?? "missing") is not an absolute path")
+            throw Refusal(status: 404, reason: "BadPath", detail: ":path: \(target.map { "\"\($0.clipped(to: 64))\"" } ?? "missing") is not an absolute path")
         }
         let (path, query) = Self.split(target)
         var request = HTTPRequest(method: parsed, path: path, query: query, headers: headers, body: body)

@@ -31,6 +31,6 @@ struct ThumbnailRoutes {
 
     /// 404 naming the path.
     private static func notFound(_ request: HTTPRequest) -> HTTPResponse {
-        .error(.notFound, ProtocolError(.invalidField, field: "path", message: "path: no thumbnail at \(request.path.prefix(120))"))
+        .error(.notFound, ProtocolError(.invalidField, field: "path", message: "path: no thumbnail at \(request.path.clipped(to: 120))"))
     }
 }

@@ -206,7 +206,7 @@ enum APNsHeaderChecks {
     /// - Throws: 400 `InvalidPushType`.
     static func pushType(_ request: HTTPRequest) throws(PushRejection) {
         guard request.headers["apns-push-type"] != "liveactivity" else { return }
-        let got = request.headers["apns-push-type"].map { "got \"\($0.prefix(32))\"" } ?? "it is missing"
+        let got = request.headers["apns-push-type"].map { "got \"\($0.clipped(to: 32))\"" } ?? "it is missing"
         throw PushRejection(status: 400, reason: "InvalidPushType",
                             detail: "apns-push-type: this server previews Live Activities: send apns-push-type: liveactivity (\(got))",
                             field: "apns-push-type")

@@ -25,7 +25,7 @@ struct TemplatesRoute {
             let file = request.parameters["presentation"] ?? ""
             guard let presentation = Presentation(rawValue: file), let text = templates().text(kind: name, presentation: presentation) else {
                 return .error(.notFound, ProtocolError(.invalidField, field: "presentation",
-                                                       message: "no usable template \(String(name.prefix(64)))/\(String(file.prefix(32))).html"))
+                                                       message: "no usable template \(name.clipped(to: 64))/\(file.clipped(to: 32)).html"))
             }
             return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
         }
