@@ -135,7 +135,8 @@ function keyedCase(raw, values, fallbackIcon, offsetMinutes) {
   const entry = Array.isArray(values) ? values.find((e) => e.value === name) : undefined;
   const parts = [entry?.label ?? (name.charAt(0).toUpperCase() + name.slice(1))];
   const fields = isObject(raw[name]) ? raw[name] : {};
-  const order = Array.isArray(entry?.associatedValues) ? entry.associatedValues
+  // Without the declaration's order (no entry, or one that lists none): the keys sorted, unlabelled.
+  const order = Array.isArray(entry?.associatedValues) && entry.associatedValues.length ? entry.associatedValues
     : Object.keys(fields).sort().map((key) => ({ key, label: "" }));
   for (const associated of order) {
     if (!(associated.key in fields)) continue;

@@ -123,7 +123,9 @@ public enum RenderContext {
         let entry = values.first { $0.value == name }
         var parts = [entry?.label ?? (name.prefix(1).uppercased() + name.dropFirst())]
         let fields = payload.objectValue ?? [:]
-        let order = entry?.associatedValues ?? fields.keys.sorted().map { KindMetadata.AssociatedValue(key: $0, label: "") }
+        // Without the declaration's order (no entry, or one that lists none): the keys sorted, unlabelled.
+        let listed = entry?.associatedValues ?? []
+        let order = listed.isEmpty ? fields.keys.sorted().map { KindMetadata.AssociatedValue(key: $0, label: "") } : listed
         for associated in order {
             guard let value = fields[associated.key], let text = DisplayValues.text(value, offsetMinutes: offsetMinutes), !text.isEmpty else { continue }
             parts.append(associated.label.isEmpty ? text : "\(associated.label) \(text)")
