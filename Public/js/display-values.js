@@ -50,7 +50,7 @@ export function dateBounds(value, startMs) {
 }
 
 /**
- * A number as the layout shows it: whole numbers as they are, grouped with commas from 10,000 on; others
+ * A number as the layout shows it: whole numbers below 2^53 in full, grouped with commas from 10,000 on; others
  * rounded to two decimals, trailing zeros dropped; a magnitude from 1e15 on, or a non-zero one under 0.005
  * (which two decimals would show as 0), in exponent form: `1e308`, `-1.5e20`, `1e-7` (as DisplayValues.swift).
  * @param {number} number
@@ -58,11 +58,12 @@ export function dateBounds(value, startMs) {
  */
 export function formatNumber(number) {
   if (!Number.isFinite(number)) return String(number);
-  if (number !== 0 && (Math.abs(number) >= 1e15 || Math.abs(number) < 0.005)) {
+  const isWhole = Number.isInteger(number) && Math.abs(number) < 9007199254740992;
+  if (!isWhole && number !== 0 && (Math.abs(number) >= 1e15 || Math.abs(number) < 0.005)) {
     const [mantissa, exponent] = number.toExponential(2).split("e");
     return mantissa.replace(/0+$/, "").replace(/\.$/, "") + "e" + String(Number(exponent));
   }
-  let text = Number.isInteger(number) && Math.abs(number) < 1e15 ? String(number) : number.toFixed(2);
+  let text = isWhole ? String(number) : number.toFixed(2);
   if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
   const negative = text.startsWith("-");
   if (negative) text = text.slice(1);

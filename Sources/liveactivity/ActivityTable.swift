@@ -35,11 +35,12 @@ enum ActivityTable {
         return text
     }
 
-    /// Seconds as `m:ss` (minutes are not capped: 70 minutes is `70:00`).
+    /// Seconds as `m:ss` below an hour and `h:mm:ss` from an hour on (`1:10:00`, not `70:00`; a day-long
+    /// countdown read `1000:10`), as the dashboard and the renderings show a countdown.
     static func clock(_ seconds: Int) -> String {
-        let minutes = seconds / 60
-        let rest = seconds % 60
-        return "\(minutes):\(rest < 10 ? "0" : "")\(rest)"
+        let (hours, minutes, rest) = (seconds / 3600, seconds % 3600 / 60, seconds % 60)
+        let ss = "\(rest < 10 ? "0" : "")\(rest)"
+        return hours > 0 ? "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(ss)" : "\(minutes):\(ss)"
     }
 
     /// A number without a needless fraction: `0`, `50`, `2.5`.

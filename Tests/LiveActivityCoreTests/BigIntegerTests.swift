@@ -23,10 +23,13 @@ struct BigIntegerTests {
     private func parse(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
     @Test func eachNumberHasOneFormAndTheDigitsSurvive() throws {
-        let parsed = try parse("[9007199254740993, -9007199254740993, 9007199254740992, 18446744073709551615, 18446744073709551616, 9223372036854775807, 1e17, 100000000000000000]")
-        #expect(parsed == .array([.bigInteger("9007199254740993"), .bigInteger("-9007199254740993"), .number(9_007_199_254_740_992),
+        // From 2^53 on, a whole number a 64-bit type holds is its digits, however written (JSONDecoder reads
+        // 9007199254740993e0 and 9007199254740993.0 into an Int64 exactly); below, and beyond 64 bits, a Double.
+        let parsed = try parse("[9007199254740993, -9007199254740993, 9007199254740992, 18446744073709551615, 18446744073709551616, 9223372036854775807, 1e17, 100000000000000000, 9007199254740993e0, 9007199254740993.0, 9007199254740991, -9223372036854775809]")
+        #expect(parsed == .array([.bigInteger("9007199254740993"), .bigInteger("-9007199254740993"), .bigInteger("9007199254740992"),
                                   .bigInteger("18446744073709551615"), .number(18_446_744_073_709_551_616), .bigInteger("9223372036854775807"),
-                                  .number(1e17), .number(1e17)]))
+                                  .bigInteger("100000000000000000"), .bigInteger("100000000000000000"), .bigInteger("9007199254740993"),
+                                  .bigInteger("9007199254740993"), .number(9_007_199_254_740_991), .number(-9_223_372_036_854_775_808)]))
         // Foundation's path (a document the fast parser leaves to it: a string at the top... inside an array with a
         // lone surrogate refused), the same forms:
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data("[9007199254740993, 2.5]".utf8)) == .array([.bigInteger("9007199254740993"), .number(2.5)]))
@@ -34,7 +37,7 @@ struct BigIntegerTests {
         var writer = JSONTextWriter()
         try writer.value(parsed)
         #expect(String(decoding: writer.bytes, as: UTF8.self)
-                == "[9007199254740993,-9007199254740993,9007199254740992,18446744073709551615,1.8446744073709552e+19,9223372036854775807,1e+17,1e+17]")
+                == "[9007199254740993,-9007199254740993,9007199254740992,18446744073709551615,1.8446744073709552e+19,9223372036854775807,100000000000000000,100000000000000000,9007199254740993,9007199254740993,9007199254740991,-9.223372036854776e+18]")
         #expect(String(decoding: try JSONEncoder().encode(JSONValue.bigInteger("-9007199254740993")), as: UTF8.self) == "-9007199254740993")
         #expect(JSONValue.bigInteger("9007199254740993").numberValue == 9_007_199_254_740_992 && JSONValue.bigInteger("7").typeName == "number")
     }
@@ -49,8 +52,11 @@ struct BigIntegerTests {
         let decoded = try Self.declaration.decode(codable: state, as: .contentState)
         #expect(decoded.value["orderId"] == .bigInteger("9007199254740993"))
 
+        // Beyond 64 bits both ways: -2^63 - 1 reads as the Double -2^63, which an Int64 would hold (it was accepted).
         for (field, text, reason) in [("count", "9007199254740993", "(Int32), got 9007199254740993"),
                                       ("orderId", "9223372036854775808", "(Int64), got 9223372036854775808"),
+                                      ("orderId", "-9223372036854775809", "(Int64), got -9.223372036854776e+18"),
+                                      ("checksum", "18446744073709551616", "(UInt64), got 1.8446744073709552e+19"),
                                       ("checksum", "-9007199254740993", "(UInt64), got -9007199254740993")] {
             var object = state.objectValue ?? [:]
             object[field] = try parse("[\(text)]").arrayElements?.first
@@ -91,5 +97,42 @@ struct FloatRangeTests {
                 #expect(error.field == "content.state.progress" && error.message.hasSuffix(words), "\(error.message)")
             }
         }
+    }
+}
+
+/// A `Decimal` takes what `JSONDecoder` reads into one (its digits times 10^-128 to 10^127; 1e200 was applied
+/// where the app refuses it), and a flat-array dictionary's key sent twice holds its last value, as
+/// `Dictionary(from:)` assigns each pair in turn (it was kept twice). Both found by the second new-user trial;
+/// the limits were checked against Linux Foundation's JSONDecoder.
+struct DecimalAndPairsTests {
+    static let declaration = try! ActivityDeclaration(swiftSource: """
+        import ActivityKit
+        struct MatchAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable {
+                var fee: Decimal
+                var cards: [Team: Int]
+            }
+            enum Team: String, Codable, Hashable { case home, away }
+            var name: String
+        }
+        """)
+
+    @Test func aDecimalHoldsWhatJSONDecoderReads() {
+        for (number, fits) in [(1e127, true), (1e-128, true), (1.5e-127, true), (123.45, true), (0, true),
+                               (1e128, false), (3.4e165, false), (1e200, false), (1.5e-128, false), (1e-300, false)] {
+            #expect(DeclarationConverter.fitsDecimal(number) == fits, "\(number)")
+        }
+        do {
+            _ = try Self.declaration.normalise(.object(["fee": .number(1e200), "cards": .array([])]), as: .contentState, field: "content.state")
+            Issue.record("1e200 was accepted")
+        } catch {
+            #expect(error.field == "content.state.fee" && error.message.contains("beyond what a Decimal holds"), "\(error.message)")
+        }
+    }
+
+    @Test func aKeySentTwiceHoldsItsLastValueInItsFirstPlace() throws {
+        let state = try JSONValue.parse(Array(#"{"fee": 1.5, "cards": ["home", 1, "away", 0, "home", 2]}"#.utf8))
+        let normalised = try Self.declaration.normalise(state, as: .contentState, field: "content.state")
+        #expect(normalised.value["cards"] == .array([.string("home"), .number(2), .string("away"), .number(0)]))
     }
 }

@@ -38,6 +38,9 @@ struct DateLensTests {
         #expect(entry.warnings.first?.contains("looks like milliseconds") == true)
         #expect(entry.warnings.first?.contains("2026-11-29T17:00:00.000Z") == true)
         #expect(entry.readings.contains(DateLens.Reading(reading: "milliseconds", iso: "2026-11-29T17:00:00.000Z")))
+        // Beyond the year 9999 even as milliseconds: no date at all, not "like milliseconds" (the second trial sent 1e308).
+        let huge = DateLens.inspect(.number(1e308), path: "aps.content-state.eta", expects: .reference, now: now)
+        #expect(huge.warnings == ["aps.content-state.eta = 1e+308 is no date: even as Unix milliseconds it is beyond the year 9999; send seconds since 2001-01-01"])
     }
 
     @Test func isoStrings() {

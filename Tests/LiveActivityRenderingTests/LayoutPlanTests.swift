@@ -29,6 +29,7 @@ struct LayoutPlanTests {
         #expect(Words.label(ofField: "identity") == "Identity" && Words.label(ofField: "okay") == "Okay")
         #expect(Words.label(ofRawValue: "in_progress") == "In progress" && Words.label(ofRawValue: "enRoute") == "En route")
         #expect(Words.label(ofRawValue: "Your courier is on the way") == "Your courier is on the way")
+        #expect(Words.label(ofRawValue: "FedEx") == "FedEx" && Words.label(ofRawValue: "UPS") == "UPS")  // names as written
         #expect(Words.label(ofField: "team_name") == "Team name")
         #expect(Words.label(ofField: "heat2Time") == "Heat 2 time")
         #expect(Words.title(ofStruct: "DeliveryActivityAttributes") == "Delivery activity")

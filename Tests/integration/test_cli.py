@@ -271,6 +271,12 @@ def test_list_shows_the_remaining_time_of_a_plain_date_countdown(start_server):
     out = ok("list", "--server", srv.ws_url)
     row = next(line.split() for line in out.splitlines() if line.startswith(activity))
     assert row[1:3] == ["delivery", "active"] and re.fullmatch(r"4:[45]\d|5:00", row[3]), out
+    # From an hour on, hours (the second new-user trial read a day-long countdown as "1000:10").
+    later = (datetime.now(timezone.utc) + timedelta(minutes=90)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    ok("update", activity, "--state", json.dumps({**state, "estimatedDeliveryTime": later}), "--server", srv.ws_url)
+    out = ok("list", "--server", srv.ws_url)
+    row = next(line.split() for line in out.splitlines() if line.startswith(activity))
+    assert re.fullmatch(r"1:29:[45]\d|1:30:00", row[3]), out
 
 
 def test_list_shows_a_paused_countdown_frozen_at_its_pause(server):

@@ -196,6 +196,7 @@ struct FlightAttributes: ActivityAttributes {
     enum CabinClass: String, Codable, Hashable { case economy, premium, business }
 
     var flightNumber: String
+    var bookingNumber: Int64
 }
 """
 
@@ -218,6 +219,15 @@ def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(s
     assert seats_box.get_attribute("value") == "[]"
     assert seats_box.find_element(By.XPATH, "..").text.startswith("Seats left (JSON: [key, value, …])")  # the flat form said
     fields.find_element(By.CSS_SELECTOR, 'input[name="flightNumber"]').send_keys("LH 400")
+    # An Int64 beyond 2^53 is refused by the form, which would send it rounded (9007199254740992).
+    booking = fields.find_element(By.CSS_SELECTOR, 'input[name="bookingNumber"]')
+    booking.clear()
+    booking.send_keys("9007199254740993")
+    browser.find_element(By.ID, "start").click()
+    wait_for("the form's refusal", lambda: "Booking number: 9007199254740993 is beyond what this form sends exactly"
+             in browser.find_element(By.ID, "error").text)
+    booking.clear()
+    booking.send_keys("42")
     browser.find_element(By.ID, "start").click()
     card = wait_for("the flight's Lock Screen", lambda: first(browser, '.lock-item[data-kind="flight"] .la-frame'))
     wait_for("its status in words", lambda: "On time" in card.text)

@@ -227,6 +227,11 @@ export class SchemaForm {
         if (!Number.isFinite(value) || (shape === "integer" && !Number.isInteger(value))) {
           return { error: `${label}: expected ${shape === "integer" ? "a whole number" : "a number"}.` };
         }
+        // A browser's numbers are Doubles: beyond 2^53 the one sent would not be the one typed (the server keeps
+        // an Int64 exactly, from the CLI or the API).
+        if (shape === "integer" && !Number.isSafeInteger(value)) {
+          return { error: `${label}: ${raw} is beyond what this form sends exactly (±2^53); send it with the CLI or the API to keep every digit.` };
+        }
       } else if (shape === "bool") {
         value = raw;
       } else if (shape === "date" || shape === "range") {

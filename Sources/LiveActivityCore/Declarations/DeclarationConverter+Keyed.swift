@@ -20,7 +20,19 @@ extension DeclarationConverter {
             for (index, item) in items.enumerated() {
                 result.append(try convert(item, as: index % 2 == 0 ? key : element, path: path + [.index(index)]))
             }
-            return .array(result)
+            // A key sent twice holds its last value, as `Dictionary(from:)` assigns each pair in turn; it keeps
+            // its first place.
+            var slot: [JSONValue: Int] = [:]
+            var pairs: [(JSONValue, JSONValue)] = []
+            for index in stride(from: 0, to: result.count, by: 2) {
+                if let at = slot[result[index]] {
+                    pairs[at].1 = result[index + 1]
+                } else {
+                    slot[result[index]] = pairs.count
+                    pairs.append((result[index], result[index + 1]))
+                }
+            }
+            return .array(pairs.flatMap { [$0.0, $0.1] })
         }
         guard case .object(let object) = value else {
             throw mismatch("Dictionary<String, Any>", expected: "an object", value, path)

@@ -155,6 +155,11 @@ struct DeclarationConverter {
         case .decimal:
             if case .bigInteger = value { return value }  // a Decimal holds its digits exactly
             guard case .number(let number) = value, number.isFinite else { throw mismatch("Decimal", expected: "a number", value, path) }
+            guard Self.fitsDecimal(number) else {
+                let shown = DecodingFailure.show(value)
+                throw corrupted("number \(shown) does not fit in Decimal", debug: "Parsed JSON number <\(shown)> does not fit in Decimal.",
+                                protocolReason: "\(shown) is beyond what a Decimal holds (its digits times 10^-128 to 10^127)", path)
+            }
             return value
         case .dictionary(let key, let element):
             return try dictionary(value, key: key, value: element, path)
@@ -163,6 +168,19 @@ struct DeclarationConverter {
 
     private static func swiftFloat(_ name: String) -> String { name == "TimeInterval" ? "Double" : name }
 
+    /// Whether `JSONDecoder` reads `number`, as written in its shortest form, into a `Decimal`: its digits times a
+    /// power of ten from 10^-128 to 10^127 (`1e127` and `1e-128` do; `1e128`, `3.4e165` and `1.5e-128` are
+    /// refused, though a `Double` holds them).
+    static func fitsDecimal(_ number: Double) -> Bool {
+        guard number != 0 else { return true }
+        let text = "\(abs(number))"  // "1e+165", "1.5e-128", "123.45"
+        let parts = text.split(separator: "e", maxSplits: 1)
+        let mantissa = parts[0]
+        let fractionDigits = mantissa.split(separator: ".", maxSplits: 1).dropFirst().first?.count ?? 0
+        let exponent = (parts.count > 1 ? Int(parts[1]) ?? 0 : 0) - fractionDigits
+        return (-128...127).contains(exponent)
+    }
+
     private func integer(_ value: JSONValue, _ type: DeclaredType, _ path: Path) throws(DecodingFailure) -> JSONValue {
         let name = type.swiftName
         let bounds = type.integerBounds ?? (-9_223_372_036_854_775_808, 9_223_372_036_854_775_808, true)
@@ -170,7 +188,10 @@ struct DeclarationConverter {
         let whole: Bool
         switch value {
         case .number(let number) where number.isFinite:
+            // From 2^53 on, a whole number a 64-bit type holds is a bigInteger: this one is beyond them all
+            // (-9223372036854775809 reads as the Double -2^63, which Int64 would hold).
             inRange = number >= bounds.lower && (bounds.upperExclusive ? number < bounds.upper : number <= bounds.upper)
+                && abs(number) < JSONValue.bigIntegerMagnitude
             whole = number.rounded() == number
         case .bigInteger(let digits):
             // Beyond 2^53: only the 64-bit types hold it, decided on the digits (a Double's bounds are rounded).

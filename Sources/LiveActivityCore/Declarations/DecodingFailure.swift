@@ -100,16 +100,15 @@ public struct DecodingFailure: Error, Sendable, Hashable, CustomStringConvertibl
         return text
     }
 
-    /// A JSON value in a message: strings quoted (first 40 characters), whole numbers below 2^64 as digits,
+    /// A JSON value in a message: strings quoted (first 40 characters), whole numbers as digits,
     /// other values by type name.
     static func show(_ value: JSONValue) -> String {
         switch value {
         case .string(let text): return "\"\(text.clipped(to: 40))\""
         case .number(let number):
-            // A whole number below 2^64 as its digits (2^63, read from "9223372036854775808", is not "9.2e+18").
-            if number.rounded() == number, abs(number) < 18_446_744_073_709_551_616 {
-                return (number < 0 ? "-" : "") + String(UInt64(abs(number)))
-            }
+            // Whole numbers below 2^53 as digits; beyond, the Double's own text (a whole number there that a 64-bit
+            // type holds is a bigInteger, with its digits: this one was beyond them, and its digits are rounded).
+            if number.rounded() == number, abs(number) < JSONValue.bigIntegerMagnitude { return String(Int64(number)) }
             return "\(number)"
         case .bigInteger(let digits): return digits
         case .bool(let flag): return "\(flag)"

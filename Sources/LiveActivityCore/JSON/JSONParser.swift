@@ -267,8 +267,12 @@ struct JSONParser {
             return .number(negative ? -Double(integer) : Double(integer))
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if whole, let exact = JSONValue.integer(digits: text) {
-            // 16 to 20 digits: exact (a bigInteger) where a Double would round it, as JSONDecoder reads an Int64.
+        // A whole number of 16 to 20 digits, however written (`9007199254740993`, `9007199254740993.0`,
+        // `1e17`): exact from 2^53 on (a bigInteger), as JSONDecoder reads an Int64 or UInt64.
+        if whole {
+            if let exact = JSONValue.integer(digits: text) { return exact }
+        } else if let double = Double(text), abs(double) >= JSONValue.bigIntegerMagnitude, double.isFinite,
+                  let exact = JSONValue.wholeDigits(ofNumber: text).flatMap({ JSONValue.integer(digits: $0) }) {
             return exact
         }
         // Out of range either way (an overflow, or an underflow to zero): Foundation says what it makes of it.

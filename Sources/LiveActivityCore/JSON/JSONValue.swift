@@ -4,16 +4,17 @@ import Foundation
 ///
 /// Activity attributes and content states are kept as `JSONValue`, validated and normalised by their
 /// ``ActivityKind``, so that the engine stays independent of any one kind of activity.
-/// Numbers are `Double` (JSON has one number type), except a whole number a `Double` cannot hold exactly
-/// (beyond ±2^53) that an `Int64` or `UInt64` can: ``bigInteger(_:)`` keeps its digits, as `JSONDecoder` reads an
-/// app's `Int64` and `UInt64` exactly (`9007199254740993` was kept, and shown, as `9007199254740992`).
+/// Numbers are `Double` (JSON has one number type), except a whole number from 2^53 in magnitude that an
+/// `Int64` or `UInt64` holds: ``bigInteger(_:)`` keeps its digits, as `JSONDecoder` reads an app's `Int64` and
+/// `UInt64` exactly (`9007199254740993` was kept, and shown, as `9007199254740992`).
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
-    /// A whole number in `Int64` or `UInt64` range that a `Double` would round, as its decimal digits
-    /// (`"-9007199254740993"`, no `+` nor leading zeros). Never a number a `Double` holds exactly: that is
-    /// ``number(_:)``, so each value has one form.
+    /// A whole number from 2^53 in magnitude within `Int64` or `UInt64` range, as its exact decimal digits
+    /// (`"-9007199254740993"`, no `+` nor leading zeros), however it was written (`9007199254740993e0` too).
+    /// Always this form in that range, so each value has one form; beyond it, and below 2^53, ``number(_:)``
+    /// (so that a whole ``number(_:)`` from 2^53 on is out of every integer type's range).
     case bigInteger(String)
     case string(String)
     case array([JSONValue])
@@ -165,8 +166,9 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
-            // A whole number a Double rounds: its exact value, when an Int64 or UInt64 holds it.
-            if !(abs(value) < 9_007_199_254_740_992), value.rounded() == value,
+            // A whole number from 2^53 on: its exact value, when an Int64 or UInt64 holds it (JSONDecoder reads
+            // those exactly, whatever the form written).
+            if !(abs(value) < Self.bigIntegerMagnitude),
                let exact = (try? container.decode(Int64.self)).map(String.init) ?? (try? container.decode(UInt64.self)).map(String.init) {
                 self = Self.integer(digits: exact) ?? .number(value)
             } else {
@@ -187,18 +189,54 @@ extension JSONValue: Codable {
         value.rounded() == value && abs(value) < 9.0e15 ? Int64(value) : nil
     }
 
-    /// A whole number from its decimal digits (`-?[0-9]+`): ``number(_:)`` when a `Double` holds it exactly,
-    /// ``bigInteger(_:)`` when only an `Int64` or `UInt64` does; nil beyond both (or for text that is not digits).
+    /// 2^53: from this magnitude on, a whole number in `Int64` or `UInt64` range is a ``bigInteger(_:)``.
+    static let bigIntegerMagnitude: Double = 9_007_199_254_740_992
+
+    /// A whole number from its decimal digits (`-?[0-9]+`): ``number(_:)`` below 2^53 in magnitude,
+    /// ``bigInteger(_:)`` from there on when an `Int64` or `UInt64` holds it; nil beyond both (or for text that
+    /// is not digits).
     public static func integer(digits: some StringProtocol) -> JSONValue? {
         if let value = Int64(digits) {
-            let double = Double(value)
-            return Int64(exactly: double) == value ? .number(double) : .bigInteger(String(value))
+            return abs(Double(value)) < bigIntegerMagnitude ? .number(Double(value)) : .bigInteger(String(value))
         }
         if let value = UInt64(digits) {
-            let double = Double(value)
-            return UInt64(exactly: double) == value ? .number(double) : .bigInteger(String(value))
+            return Double(value) < bigIntegerMagnitude ? .number(Double(value)) : .bigInteger(String(value))
         }
         return nil
+    }
+
+    /// The exact whole number a JSON number's text stands for, as digits (`"9007199254740993e0"` →
+    /// `"9007199254740993"`, `"1.5e1"` → `"15"`), or nil when it has a fraction or more than 20 digits: what
+    /// `JSONDecoder` reads into an `Int64` or `UInt64` exactly, whatever the form written.
+    static func wholeDigits(ofNumber text: some StringProtocol) -> String? {
+        var negative = false, integer = "", fraction = "", exponent = 0
+        var rest = Substring(text)
+        if rest.first == "-" { negative = true; rest = rest.dropFirst() }
+        integer = String(rest.prefix { $0.isASCII && $0.isNumber })
+        rest = rest.dropFirst(integer.count)
+        if rest.first == "." {
+            rest = rest.dropFirst()
+            fraction = String(rest.prefix { $0.isASCII && $0.isNumber })
+            rest = rest.dropFirst(fraction.count)
+        }
+        if rest.first == "e" || rest.first == "E" {
+            guard let value = Int(rest.dropFirst()), abs(value) < 64 else { return nil }
+            exponent = value
+        } else if !rest.isEmpty {
+            return nil
+        }
+        var digits = integer + fraction
+        let scale = exponent - fraction.count
+        if scale >= 0 {
+            digits += String(repeating: "0", count: scale)
+        } else {
+            guard digits.suffix(-scale).allSatisfy({ $0 == "0" }) else { return nil }  // a fraction that is not zero
+            digits.removeLast(-scale)
+        }
+        digits = String(digits.drop { $0 == "0" })
+        if digits.isEmpty { return "0" }
+        guard digits.count <= 20 else { return nil }
+        return negative ? "-" + digits : digits
     }
 
     /// Encodes the value as JSON.

@@ -15,10 +15,11 @@ public enum Words {
         sentence(split(name))
     }
 
-    /// An enum's raw value as people read it: a sentence (one with a space) as it is, an identifier in words
-    /// (`in_progress` → "In progress", `enRoute` → "En route").
+    /// An enum's raw value as people read it: a sentence (one with a space) or a name (one that begins with a
+    /// capital: "FedEx", "United", not "Fed ex") as it is, an identifier in words (`in_progress` → "In progress",
+    /// `enRoute` → "En route").
     public static func label(ofRawValue raw: String) -> String {
-        raw.contains(" ") ? raw : label(ofField: raw)
+        raw.contains(" ") || raw.first?.isUppercase == true ? raw : label(ofField: raw)
     }
 
     /// A struct's name in words without a trailing `Attributes` (nor `ActivityAttributes`' `Widget`):

@@ -53,6 +53,8 @@ public enum DateLens {
     static let year: TimeInterval = 365.25 * 86_400
     /// Numbers this large are milliseconds, whichever epoch: 1e11 s is the year 5138.
     static let millisecondThreshold: Double = 1e11
+    /// Numbers this large are no date at all: as Unix milliseconds, past the end of the year 9999.
+    static let beyondMilliseconds: Double = 253_402_300_800_000
 
     /// Looks at one value the receiver reads as a date.
     /// - Parameters:
@@ -100,6 +102,12 @@ public enum DateLens {
         }
         let expected = date(number, entry.expects)
         if abs(number) < millisecondThreshold { set(expected, &entry) }
+        if abs(number) >= Self.beyondMilliseconds {
+            // Not milliseconds either: beyond the year 9999 read as any of them (1e308 was "like milliseconds").
+            entry.warnings.append("\(path) = \(show(number)) is no date: even as Unix milliseconds it is beyond the year 9999; send seconds"
+                                  + (entry.expects == .reference ? " since 2001-01-01" : ""))
+            return
+        }
         if abs(number) >= millisecondThreshold {
             let asMilliseconds = Date(timeIntervalSince1970: number / 1000)
             entry.warnings.append("\(path) = \(show(number)) looks like milliseconds (as Unix milliseconds it is \(ISODate.format(asMilliseconds))); send seconds"

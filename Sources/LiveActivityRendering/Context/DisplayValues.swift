@@ -144,13 +144,15 @@ enum DisplayValues {
         return mantissa + "e" + String(Int(parts.count > 1 ? parts[1] : "0") ?? 0)
     }
 
-    /// A number as the layout shows it: whole numbers as they are, grouped with commas from 10,000 on; others
-    /// rounded to two decimals, trailing zeros dropped; a magnitude from 1e15 on, or a non-zero one under 0.005
-    /// (which two decimals would show as 0), in exponent form: `1e308`, `-1.5e20`, `1e-7`.
+    /// A number as the layout shows it: whole numbers below 2^53 in full, grouped with commas from 10,000 on
+    /// (an identifier of 16 digits is not `9.01e15`); others rounded to two decimals, trailing zeros dropped; a
+    /// magnitude from 1e15 on, or a non-zero one under 0.005 (which two decimals would show as 0), in exponent
+    /// form: `1e308`, `-1.5e20`, `1e-7`.
     static func format(_ number: Double) -> String {
         guard number.isFinite else { return String(number) }
-        if number != 0, abs(number) >= 1e15 || abs(number) < 0.005 { return exponent(number) }
-        var text = number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(format: "%.2f", number)
+        let isWhole = number.rounded() == number && abs(number) < 9_007_199_254_740_992
+        if !isWhole, number != 0, abs(number) >= 1e15 || abs(number) < 0.005 { return exponent(number) }
+        var text = isWhole ? String(Int64(number)) : String(format: "%.2f", number)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }
