@@ -269,14 +269,13 @@ struct JSONParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         // A whole number of 16 to 20 digits, however written (`9007199254740993`, `9007199254740993.0`,
         // `1e17`): exact from 2^53 on (a bigInteger), as JSONDecoder reads an Int64 or UInt64.
-        if whole {
-            if let exact = JSONValue.integer(digits: text) { return exact }
-        } else if let double = Double(text), abs(double) >= JSONValue.bigIntegerMagnitude, double.isFinite,
-                  let exact = JSONValue.wholeDigits(ofNumber: text).flatMap({ JSONValue.integer(digits: $0) }) {
-            return exact
-        }
+        if whole, let exact = JSONValue.integer(digits: text) { return exact }
         // Out of range either way (an overflow, or an underflow to zero): Foundation says what it makes of it.
         guard let value = Double(text), value.isFinite, value != 0 || !nonZero else { return nil }
+        if !whole, abs(value) >= JSONValue.bigIntegerMagnitude,
+           let exact = JSONValue.wholeDigits(ofNumber: text).flatMap({ JSONValue.integer(digits: $0) }) {
+            return exact
+        }
         return .number(value)
     }
 
