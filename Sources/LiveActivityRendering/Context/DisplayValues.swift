@@ -161,19 +161,12 @@ enum DisplayValues {
         if negative { text.removeFirst() }
         let parts = text.split(separator: ".", maxSplits: 1).map(String.init)
         var whole = parts.first ?? ""
-        if whole.count > 4 {
-            var grouped = ""
-            for (index, digit) in whole.enumerated() {
-                if index > 0, (whole.count - index) % 3 == 0 { grouped.append(",") }
-                grouped.append(digit)
-            }
-            whole = grouped
-        }
+        if whole.count > 4 { whole = grouped(whole) }
         return (negative ? "-" : "") + whole + (parts.count > 1 ? "." + parts[1] : "")
     }
 
     /// A whole number's digits grouped with commas (`-9,007,199,254,740,993`): a ``JSONValue/bigInteger(_:)``,
-    /// shown exactly rather than in exponent form.
+    /// shown exactly rather than in exponent form, and the whole part of ``format(_:)``'s numbers.
     static func grouped(_ digits: String) -> String {
         let negative = digits.hasPrefix("-")
         let whole = negative ? digits.dropFirst() : Substring(digits)
