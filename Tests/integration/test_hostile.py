@@ -950,6 +950,9 @@ def test_slow_consumer_is_closed_1013_and_nobody_else_waits(start_server):
     (ARTIFACT_DIR / "slow-consumer.txt").write_text(report + "\n")
     assert connections == 3, report
     assert how in ("close frame 1013", "reset", "EOF without close frame"), report
+    with urllib.request.urlopen(f"{server.url}/metrics", timeout=5) as response:
+        closed = re.search(r"^liveactivity_slow_clients_closed_total (\d+)$", response.read().decode(), re.M)
+    assert closed and int(closed.group(1)) == 1, "/metrics does not count the one client closed 1013"
     if not os.environ.get("LIVEACTIVITY_SANITIZER"):  # ASan's quarantine / TSan's shadow dominate RSS there
         assert peak < RSS_BOUND_MIB * 1024 and peak - baseline_rss < RSS_GROWTH_MIB * 1024, report
     assert p50_slow <= max(2 * p50_base, p50_base + 0.010), report

@@ -809,7 +809,7 @@ def mime(ct: str) -> str:
 def test_static_files_from_public(server):
     public = Path(__file__).resolve().parents[2] / "Public"
     status, ct, body = http_get(server.url + "/")
-    assert status == 200 and mime(ct) == "text/html", (status, ct)
+    assert status == 200 and ct.replace(" ", "").lower() == "text/html;charset=utf-8", (status, ct)
     assert body == (public / "index.html").read_bytes()
     checked = set()
     for f in sorted(public.rglob("*")):
@@ -819,6 +819,8 @@ def test_static_files_from_public(server):
         status, ct, body = http_get(f"{server.url}/{rel}")
         assert status == 200, f"/{rel}: {status}"
         assert mime(ct) in CONTENT_TYPES[f.suffix], f"/{rel}: Content-Type {ct!r}"
+        if f.suffix in (".html", ".css", ".js", ".svg"):  # text: the charset is said, not left to a guess
+            assert "charset=utf-8" in ct.replace(" ", "").lower(), f"/{rel}: Content-Type {ct!r} has no charset"
         assert body == f.read_bytes(), f"/{rel}: body differs from the file"
         checked.add(f.suffix)
     assert {".css", ".js"} <= checked, f"Public/ should hold .css and .js files; checked {checked}"

@@ -79,7 +79,9 @@ package final class ServerMetrics {
     /// - Parameters:
     ///   - connections: open WebSocket connections by role.
     ///   - activities: activities by state.
-    package func exposition(connections: [AccessPolicy.Role: Int], activities: [ActivityState: Int]) -> String {
+    ///   - slowClientsClosed: WebSocket clients closed with 1013 since the server started (``Hub/culled``).
+    package func exposition(connections: [AccessPolicy.Role: Int], activities: [ActivityState: Int],
+                            slowClientsClosed: Int = 0) -> String {
         var text = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -106,6 +108,8 @@ package final class ServerMetrics {
                [("", Double(webSocketWritesQueued))])
         metric("liveactivity_websocket_write_submissions_total", "counter", "System calls that handed queued writes to the kernel (io_uring_enter): about one per broadcast that had such clients.",
                [("", Double(webSocketWriteSubmissions))])
+        metric("liveactivity_slow_clients_closed_total", "counter", "WebSocket clients closed with 1013 (try again later): more than --max-queued-bytes behind.",
+               [("", Double(slowClientsClosed))])
         metric("liveactivity_sent_compressed_messages_total", "counter", "WebSocket messages written compressed (permessage-deflate, RSV1 set).",
                [("", Double(compressedMessagesSent))])
         metric("liveactivity_sent_stored_messages_total", "counter", "WebSocket messages written to permessage-deflate clients as stored blocks (RSV1 set, not compressed).",

@@ -37,9 +37,13 @@ final class LWSContextResources {
     /// it was cut at 4 KiB before (issue 30), and at 512 bytes once ``receiveBufferBytes`` set the size.
     static let sendChunkBytes = 2 * WriteBatch.limit
 
-    /// MIME types lws 4.1 does not know (it answers 415 for them otherwise).
+    /// MIME types lws 4.1 does not know (it answers 415 for them otherwise), and the text types with their
+    /// charset (lws's own table says `text/html`, leaving a browser to guess from the page; lws reads this list
+    /// before its own).
     static let extraMimeTypes: [(String, String)] = [
-        (".mjs", "text/javascript"), (".map", "application/json"), (".webp", "image/webp"),
+        (".html", "text/html; charset=utf-8"), (".css", "text/css; charset=utf-8"),
+        (".js", "text/javascript; charset=utf-8"), (".svg", "image/svg+xml; charset=utf-8"),
+        (".mjs", "text/javascript; charset=utf-8"), (".map", "application/json"), (".webp", "image/webp"),
         (".webmanifest", "application/manifest+json"), (".wasm", "application/wasm"),
     ]
 

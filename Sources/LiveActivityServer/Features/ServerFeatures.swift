@@ -69,7 +69,8 @@ struct ServerFeatures {
             metrics: { [unowned sessions] in
                 let connections = Dictionary(grouping: sessions.hub.sessions.values, by: \.role).mapValues(\.count)
                 let activities = Dictionary(grouping: center().activities.values, by: \.activityState).mapValues(\.count)
-                return metrics.exposition(connections: connections, activities: activities)
+                return metrics.exposition(connections: connections, activities: activities,
+                                          slowClientsClosed: sessions.hub.culled)
             },
             pushToStartToken: start.pushToStartToken,
             history: { limit, before, beforeId, then in
