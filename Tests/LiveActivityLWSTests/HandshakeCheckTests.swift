@@ -5,7 +5,7 @@ import Testing
 struct HandshakeCheckTests {
     private static let key = "dGhlIHNhbXBsZSBub25jZQ=="  // RFC 6455 §1.3's sample: 16 bytes in base64
 
-    private func judge(key: String? = Self.key, version: String? = "13", protocols: String? = nil) -> HandshakeCheck.Refusal? {
+    private func judge(key: String? = Self.key, version: String? = "13", protocols: String? = nil) -> UpgradeRefusal? {
         HandshakeCheck.refusal(key: key, version: version, protocols: protocols, subprotocol: "liveactivity.v1")
     }
 

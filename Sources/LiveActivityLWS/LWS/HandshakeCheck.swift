@@ -6,16 +6,6 @@ import LiveActivityCore
 /// `Sec-WebSocket-Protocol` list without ours. Each becomes an HTTP refusal naming the header, before lws
 /// looks at the subprotocol (`LWS_CALLBACK_HTTP_CONFIRM_UPGRADE`). Pure: no lws, no I/O.
 package enum HandshakeCheck {
-    /// An HTTP answer instead of `101 Switching Protocols`.
-    package struct Refusal: Equatable, Sendable {
-        /// 400, or 426 for a version we do not speak.
-        package var status: Int
-        /// What is wrong, naming the header, for the plain-text body.
-        package var reason: String
-        /// Header fields the answer carries besides the usual ones (426: the versions we speak).
-        package var headers: [String: String] = [:]
-    }
-
     /// The one `Sec-WebSocket-Version` of RFC 6455.
     package static let version = "13"
 
@@ -27,21 +17,21 @@ package enum HandshakeCheck {
     ///   - subprotocol: ours; a list that names it (or no list) is accepted.
     /// - Returns: nil to go on with the handshake, else the refusal: 400 naming `Sec-WebSocket-Key` or
     ///   `Sec-WebSocket-Protocol`, 426 with `Sec-WebSocket-Version: 13` (§4.4) for another version.
-    package static func refusal(key: String?, version: String?, protocols: String?, subprotocol: String) -> Refusal? {
+    package static func refusal(key: String?, version: String?, protocols: String?, subprotocol: String) -> UpgradeRefusal? {
         guard let key, !key.isEmpty else {
-            return Refusal(status: 400, reason: "Sec-WebSocket-Key: missing; a WebSocket handshake sends 16 random bytes in base64 (RFC 6455 §4.1)")
+            return UpgradeRefusal(status: 400, reason: "Sec-WebSocket-Key: missing; a WebSocket handshake sends 16 random bytes in base64 (RFC 6455 §4.1)")
         }
         guard key.utf8.count == 24, Data(base64Encoded: key)?.count == 16 else {
-            return Refusal(status: 400, reason: "Sec-WebSocket-Key: expected 16 bytes in base64 (24 characters, RFC 6455 §4.1), got \(quoted(key))")
+            return UpgradeRefusal(status: 400, reason: "Sec-WebSocket-Key: expected 16 bytes in base64 (24 characters, RFC 6455 §4.1), got \(quoted(key))")
         }
         guard version == Self.version else {
-            return Refusal(status: 426, reason: "Sec-WebSocket-Version: this server speaks version 13 (RFC 6455), got "
+            return UpgradeRefusal(status: 426, reason: "Sec-WebSocket-Version: this server speaks version 13 (RFC 6455), got "
                            + (version.map(quoted) ?? "none"), headers: ["Sec-WebSocket-Version": Self.version])
         }
         if let protocols {
             let offered = protocols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard offered.contains(subprotocol) else {
-                return Refusal(status: 400, reason: "Sec-WebSocket-Protocol: this server speaks \(subprotocol) (or no subprotocol), got \(quoted(protocols))")
+                return UpgradeRefusal(status: 400, reason: "Sec-WebSocket-Protocol: this server speaks \(subprotocol) (or no subprotocol), got \(quoted(protocols))")
             }
         }
         return nil

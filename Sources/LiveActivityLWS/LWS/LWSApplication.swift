@@ -78,16 +78,21 @@ package protocol LWSApplication: AnyObject {
     func sessionClosed(_ session: Session)
 }
 
-/// Why a WebSocket handshake is refused: the HTTP status and a sentence for the body. Thread-safe (a value).
+/// Why a WebSocket handshake is refused: an HTTP answer instead of `101 Switching Protocols`, by the
+/// application (``LWSApplication/admit(_:)``) or by the header checks (``HandshakeCheck``). Thread-safe (a value).
 package struct UpgradeRefusal: Error, Equatable, Sendable {
-    /// 400, 401, 403, 404, 410 or 503.
+    /// 400, 401, 403, 404, 410, 426 or 503.
     package let status: Int
-    /// The sentence after the status in the body (`410 Gone: reason`).
+    /// The sentence after the status in the plain-text body (`410 Gone: reason`), naming the header or
+    /// parameter at fault.
     package let reason: String
+    /// Header fields the answer carries besides the usual ones (426: the versions spoken, RFC 6455 §4.4).
+    package let headers: [String: String]
 
-    /// A refusal with `status` and `reason`.
-    package init(status: Int, reason: String) {
+    /// A refusal with `status`, `reason` and any extra `headers`.
+    package init(status: Int, reason: String, headers: [String: String] = [:]) {
         self.status = status
         self.reason = reason
+        self.headers = headers
     }
 }

@@ -28,13 +28,15 @@ extension LWSServerAdapter {
         // The per-session data may still hold what an HTTP request on this connection stored there.
         sessionData?.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
         // A target or header lws cut at its limit (a token of 8 KB): 414 / 431, as for HTTP requests.
-        if let tooLarge = HTTPAdapter.oversizedHead(wsi) { return refuseUpgrade(wsi, tooLarge.status.code, tooLarge.message) }
+        if let tooLarge = HTTPAdapter.oversizedHead(wsi) {
+            return refuseUpgrade(wsi, UpgradeRefusal(status: tooLarge.status.code, reason: tooLarge.message))
+        }
         let upgrade = upgradeRequest(wsi)
         guard let refusal = application.admit(upgrade) else {
             sizeReceiveBuffer(wsi, for: upgrade)
             return 0
         }
-        return refuseUpgrade(wsi, refusal.status, refusal.reason)
+        return refuseUpgrade(wsi, refusal)
     }
 
     /// HTTP_CONFIRM_UPGRADE, before lws reads the handshake's WebSocket headers: a handshake breaking RFC 6455
@@ -48,7 +50,7 @@ extension LWSServerAdapter {
               let refusal = HandshakeCheck.refusal(key: header(wsi, WSI_TOKEN_KEY), version: header(wsi, WSI_TOKEN_VERSION),
                                                    protocols: header(wsi, WSI_TOKEN_PROTOCOL), subprotocol: LWSContextResources.subprotocol)
         else { return 0 }
-        _ = refuseUpgrade(wsi, refusal.status, refusal.reason, headers: refusal.headers)
+        _ = refuseUpgrade(wsi, refusal)
         return -1
     }
 
@@ -528,13 +530,13 @@ extension LWSServerAdapter {
 
     /// Answers a refused handshake with a complete HTTP/1.1 response, its status line from ``HTTPStatus``
     /// (`HTTP/1.1 410 Gone`; lws 4.1's own helper writes an HTTP/1.0 status line at this stage, which
-    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`; `headers` are added to the usual
-    /// ones (426's `Sec-WebSocket-Version`).
+    /// WebSocket clients reject as malformed). The body is `410 Gone: reason`; the refusal's `headers` are
+    /// added to the usual ones (426's `Sec-WebSocket-Version`).
     /// - Returns: 1 (refused).
-    private func refuseUpgrade(_ wsi: OpaquePointer, _ code: Int, _ reason: String, headers: [String: String] = [:]) -> Int32 {
-        let status = HTTPStatus(code)
-        var response = HTTPResponse.plainText(status, "\(status): \(reason)\n")
-        response.headers += headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    private func refuseUpgrade(_ wsi: OpaquePointer, _ refusal: UpgradeRefusal) -> Int32 {
+        let status = HTTPStatus(refusal.status)
+        var response = HTTPResponse.plainText(status, "\(status): \(refusal.reason)\n")
+        response.headers += refusal.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         let frame = Frame(response.http1Bytes(closing: true))
         _ = lws_write(wsi, frame.payload, frame.count, LWS_WRITE_HTTP_FINAL)
         return 1
