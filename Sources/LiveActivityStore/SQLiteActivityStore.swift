@@ -111,12 +111,13 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
         }
     }
 
-    /// The last sequence recorded.
+    /// The last sequence recorded: the newest event's in the log, or, once pruning has emptied the log, the one
+    /// `meta` keeps (``prune(now:lastSequence:)`` writes it there before it deletes; stores written before
+    /// that wrote it at every commit, and the larger of the two is right for both).
     private static func sequence(in database: Database) throws -> UInt64 {
         var sequence: UInt64 = 0
-        try database.statement("SELECT value FROM meta WHERE key = 'sequence'").query { row in
-            sequence = UInt64(row.int(0))
-        }
+        try database.statement("SELECT MAX((SELECT value FROM meta WHERE key = 'sequence'), COALESCE((SELECT MAX(sequence) FROM events), 0))")
+            .query { row in sequence = UInt64(row.int(0)) }
         return sequence
     }
 
@@ -146,7 +147,9 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
                     if event.kind == .dismissed {
                         try database.statement("DELETE FROM activities WHERE id = ?").bind(.text(event.activity.id)).run()
                     } else {
-                        try database.statement("INSERT OR REPLACE INTO activities (id, json) VALUES (?, ?)")
+                        // An upsert rewrites the row where it is: `INSERT OR REPLACE` deleted it and inserted it
+                        // under a new rowid, writing the table's page twice and its index's page too.
+                        try database.statement("INSERT INTO activities (id, json) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json")
                             .bind(.text(event.activity.id), .text(activityText)).run()
                     }
                 }
@@ -156,7 +159,7 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
                         .run()
                 }
             }
-            try database.statement("UPDATE meta SET value = ? WHERE key = 'sequence'").bind(.int(Int64(last.sequence))).run()
+            // The sequence is the newest event's (``sequence(in:)``): no page of `meta` to write each commit.
         }
         recordsSincePrune += 1
         if recordsSincePrune >= 100 {
@@ -346,6 +349,8 @@ public final class SQLiteActivityStore: ActivityStore, @unchecked Sendable {
     private func prune(now: TimeInterval, lastSequence: UInt64) throws {
         let keepFrom = Int64(lastSequence) - Int64(retention.maximumEvents)
         try database.transaction {
+            // The log may be left empty: `meta` then keeps the sequence (``sequence(in:)``).
+            try database.statement("UPDATE meta SET value = ? WHERE key = 'sequence'").bind(.int(Int64(lastSequence))).run()
             try database.statement("DELETE FROM events WHERE sequence <= ? OR recorded_at < ?")
                 .bind(.int(keepFrom), .double(now - retention.maximumAge)).run()
         }

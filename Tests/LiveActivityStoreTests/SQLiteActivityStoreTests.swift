@@ -148,6 +148,37 @@ struct SQLiteActivityStoreTests {
         #expect(try store.events(after: 151) == nil, "a sequence from the future means another database")
     }
 
+    /// The sequence is the newest event's, not a row rewritten at every commit: when pruning leaves the log
+    /// empty (a retention of no events), `meta` keeps it, through a reopening, and the next event follows it.
+    @Test func theSequenceOutlivesAnEmptiedLog() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var retention = SQLiteActivityStore.Retention()
+        retention.maximumEvents = 0
+        var center = ActivityCenter(maximumLive: 1000, kinds: .builtIn)
+        do {
+            let store = try SQLiteActivityStore(directory: directory, retention: retention)
+            store.useKinds(.builtIn)
+            for index in 0..<100 {  // the 100th commit prunes, every event included
+                try store.record(try run(&center, #"{"type":"start","attributes":{"workout":"yoga"},"durationSeconds":60}"#, at: t0, id: "a\(index)").events)
+            }
+            #expect(try store.load().sequence == 100)
+            #expect(try store.events(after: 100) == [], "up to date, although the log holds nothing")
+            #expect(try store.events(after: 99) == nil, "the log no longer reaches back")
+        }
+        let reopened = try SQLiteActivityStore(directory: directory, retention: retention)
+        reopened.useKinds(.builtIn)
+        let (activities, sequence) = try reopened.load()
+        #expect(sequence == 100)
+        #expect(activities.count == 100, "every activity's row kept and restored")
+        var restored = ActivityCenter(activities: activities, sequence: sequence, maximumLive: 1000, kinds: .builtIn)
+        let next = try run(&restored, #"{"type":"update","activityId":"a7","durationSeconds":30}"#, at: t0 + 1).events
+        #expect(next.map(\.sequence) == [101])
+        try reopened.record(next)
+        #expect(try reopened.load().sequence == 101)
+        #expect(try reopened.events(after: 100)?.map(\.sequence) == [101])
+    }
+
     @Test func unwritableDirectoryFailsAtOpen() throws {
         #expect(throws: (any Error).self) {
             _ = try SQLiteActivityStore(directory: URL(fileURLWithPath: "/proc/liveactivity-cannot-exist"))
