@@ -73,6 +73,34 @@ struct DeclaredKindTests {
         #expect(throws: ProtocolError.self) { try kind.state(from: .object(["heartRate": .number(1)]), field: "content.state") }
     }
 
+    /// An enum with an `Int` raw value that `kind.json` does not list is labelled by its cases' names ("XL"), and
+    /// its values stay the app's numbers: accepted and kept as numbers, the names refused as the app would
+    /// refuse them; `kind.json`'s `"sentAs": "rawValue"` says the same of its own entries.
+    @Test func anIntRawEnumIsLabelledByItsNamesAndSentAsItsNumbers() throws {
+        let source = """
+        import ActivityKit
+        struct RideAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var eta: Date }
+            enum Tier: Int, Codable, Hashable { case standard = 1, xl, extraComfort = 7 }
+            var tier: Tier
+        }
+        """
+        let kind = try Self.kind(source, metadata: KindMetadata(name: "ride"))
+        let entries = try #require(kind.metadata.enums["tier"])
+        #expect(entries.map(\.label) == ["Standard", "XL", "Extra comfort"])
+        #expect(entries.map(\.rawValue) == [.number(1), .number(2), .number(7)] && entries.allSatisfy { !$0.sentAsName })
+        #expect(try kind.attributes(from: .object(["tier": .number(2)]), field: "attributes") == .object(["tier": .number(2)]))
+        #expect(throws: ProtocolError.self) { try kind.attributes(from: .object(["tier": .string("xl")]), field: "attributes") }
+        guard case .array(let written)? = kind.metadata.json["enums"]?["tier"] else { Issue.record("no tier in /kinds"); return }
+        #expect(written.last == JSONValue.object(["value": .string("extraComfort"), "rawValue": .number(7), "label": .string("Extra comfort"),
+                                 "sentAs": .string("rawValue")]))
+        let read = try KindMetadata.read(try JSONValue.parse(Array(#"{"name":"ride","enums":{"tier":[{"value":"xl","rawValue":2,"label":"Extra large","sentAs":"rawValue"}]}}"#.utf8)), folderName: "ride")
+        #expect(read.enums["tier"]?.first?.sentAsName == false)
+        #expect(throws: ProtocolError.self) {
+            try KindMetadata.read(try JSONValue.parse(Array(#"{"name":"ride","enums":{"tier":[{"value":"xl","sentAs":"rawValue"}]}}"#.utf8)), folderName: "ride")
+        }
+    }
+
     @Test func codableFailuresSpeakSwift() throws {
         let kind = try Self.kind()
         func failure(_ state: String) -> ProtocolError? {

@@ -178,6 +178,32 @@ def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
     assert re.fullmatch(r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}", value), value
 
 
+def test_an_int_raw_enum_is_picked_and_shown_by_its_names_and_sent_as_its_number(srv, browser):
+    """The ride's `enum Tier: Int { case standard = 1, xl = 2 }`, which no kind.json lists: START offers
+    "Standard" and "XL" (it offered "1" and "2"), sends the app's 2, and the Lock Screen reads "XL" (it read "2");
+    the activity keeps 2. From the new-user trial."""
+    import json
+    import urllib.request
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / "ride")
+    wait_for("the ride in the switch", lambda: "Ride" in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="ride"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+    tier = Select(fields.find_element(By.CSS_SELECTOR, 'select[name="tier"]'))
+    assert [o.text for o in tier.options] == ["Standard", "XL"]
+    tier.select_by_visible_text("XL")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="pickupAddress"]').send_keys("1 Infinite Loop")
+    browser.find_element(By.ID, "start").click()
+    card = wait_for("the ride's Lock Screen", lambda: first(browser, '.lock-item[data-kind="ride"] .la-frame'))
+    wait_for("its tier in words", lambda: re.search(r"Tier\s+XL", card.text))
+    assert browser.find_element(By.ID, "error").text == ""
+    with urllib.request.urlopen(f"{srv.url}/api/activities", timeout=5) as response:
+        listed = json.loads(response.read())
+    rides = [a for a in (listed["activities"] if isinstance(listed, dict) else listed) if a["attributesType"] == "ride"]
+    assert [a["attributes"]["tier"] for a in rides] == [2], rides
+
+
 FLIGHT = """import ActivityKit
 
 struct FlightAttributes: ActivityAttributes {

@@ -152,7 +152,10 @@ export class SchemaForm {
     if (shape.shape === "enum") {
       input = doc.createElement("select");
       const named = kind.enums?.[key];
-      const values = Array.isArray(named) && named.length ? named.map((e) => [e.value, e.label ?? e.value])
+      // An entry sent as its raw value (`"sentAs": "rawValue"`: an Int-raw enum kind.json does not list) is picked
+      // by its label and sent as the app's number.
+      const values = Array.isArray(named) && named.length
+        ? named.map((e) => [e.sentAs === "rawValue" ? String(e.rawValue) : e.value, e.label ?? e.value])
         : shape.values.map((v) => [String(v), String(v)]);
       if (shape.optional) values.unshift(["", "—"]);
       for (const [value, text] of values) {

@@ -3,10 +3,11 @@ import Foundation
 /// What `kind.json` adds to a declaration: enum values by name (``KindMetadata/enums``), bounds on fields
 /// (``KindMetadata/limits``), and the attributes' dates for the date window.
 extension DeclaredKind {
-    /// A label in words for each value of the top-level `String`-raw-value and keyed enum fields (`in_progress` →
-    /// "In progress", `enRoute` → "En route"; a sentence stays as it is; a keyed case by its name, with its
-    /// associated values' labels), so both renderers show the words where `kind.json` lists no labels. Only raw
-    /// values that are the values on the wire: validation is unchanged.
+    /// A label in words for each value of the top-level enum fields, so both renderers show the words where
+    /// `kind.json` lists no labels: a `String` raw value's (`in_progress` → "In progress", `enRoute` → "En route";
+    /// a sentence stays as it is); a keyed case's name, with its associated values' labels; a case's name for any
+    /// other raw value (`enum Tier: Int { case standard = 1, xl }`: 2 reads "XL"), only as a label
+    /// (``KindMetadata/EnumValue/sentAsName`` false). The values on the wire and their validation are unchanged.
     static func enumsInWords(_ declaration: ActivityDeclaration) -> [String: [KindMetadata.EnumValue]] {
         var enums: [String: [KindMetadata.EnumValue]] = [:]
         for field in declaration.contentState.fields + declaration.attributes.fields {
@@ -18,9 +19,11 @@ extension DeclaredKind {
                 }
                 continue
             }
-            guard declared.rawType == .string else { continue }
-            enums[field.key] = declared.cases.compactMap { item in
-                guard case .string(let raw) = item.rawValue else { return nil }
+            enums[field.key] = declared.cases.map { item in
+                guard case .string(let raw) = item.rawValue else {
+                    return KindMetadata.EnumValue(value: item.name, rawValue: item.rawValue, label: Words.label(ofField: item.name),
+                                                  sentAsName: false)
+                }
                 return KindMetadata.EnumValue(value: raw, label: Words.label(ofRawValue: raw))
             }
         }
@@ -74,8 +77,10 @@ extension DeclaredKind {
     ///   field whose names differ from its raw values.
     func rawEnumValues(in value: JSONValue, field: String) throws(ProtocolError) -> JSONValue {
         guard case .object(var object) = value else { return value }
-        for (key, entries) in metadata.enums where entries.contains(where: { $0.rawValue != nil }) {
+        for (key, all) in metadata.enums {
             guard case .string(let text)? = object[key] else { continue }
+            let entries = all.filter(\.sentAsName)
+            guard entries.contains(where: { $0.rawValue != nil }) else { continue }
             if let entry = entries.first(where: { $0.value == text }) {
                 if let raw = entry.rawValue { object[key] = raw }
             } else if !entries.contains(where: { $0.rawValue == .string(text) }) {
@@ -97,7 +102,7 @@ extension DeclaredKind {
             try limits.check(key, in: object, path: field.isEmpty ? key : "\(field).\(key)", parent: field)
         }
         for (key, entries) in metadata.enums {
-            guard let current = object[key], let entry = entries.first(where: { $0.rawValue == current }) else { continue }
+            guard let current = object[key], let entry = entries.first(where: { $0.sentAsName && $0.rawValue == current }) else { continue }
             object[key] = .string(entry.value)
         }
         return .object(object)

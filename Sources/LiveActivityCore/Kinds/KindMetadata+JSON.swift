@@ -52,9 +52,15 @@ extension KindMetadata {
                 metadata.enums[field] = try items.enumerated().map { index, item throws(ProtocolError) in
                     let entry = try FieldReader(item, path: "\(enums.path(field))[\(index)]")
                     guard let value = try entry.string("value", maxLength: 128) else { throw .missing(entry.path("value")) }
-                    return EnumValue(value: value, rawValue: entry.value("rawValue"),
+                    let rawValue = entry.value("rawValue")
+                    let sentAs = try entry.string("sentAs", maxLength: 16) ?? "name"
+                    guard sentAs == "name" || (sentAs == "rawValue" && rawValue != nil) else {
+                        throw .invalid(entry.path("sentAs"), sentAs == "rawValue" ? "\"rawValue\" needs the entry's \"rawValue\""
+                                       : "expected \"name\" or \"rawValue\", got \"\(sentAs.clipped(to: 16))\"")
+                    }
+                    return EnumValue(value: value, rawValue: rawValue,
                                      label: try entry.string("label", maxLength: 128) ?? value,
-                                     icon: try entry.string("icon", maxLength: 64))
+                                     icon: try entry.string("icon", maxLength: 64), sentAsName: sentAs == "name")
                 }
             }
         }
@@ -122,6 +128,7 @@ extension KindMetadata {
             .array(values.map { value in
                 var entry: [String: JSONValue] = ["value": .string(value.value), "label": .string(value.label)]
                 if let raw = value.rawValue { entry["rawValue"] = raw }
+                if !value.sentAsName { entry["sentAs"] = .string("rawValue") }
                 if let icon = value.icon { entry["icon"] = .string(icon) }
                 if !value.associatedValues.isEmpty {
                     entry["associatedValues"] = .array(value.associatedValues.map { .object(["key": .string($0.key), "label": .string($0.label)]) })

@@ -19,6 +19,11 @@ public struct KindMetadata: Sendable, Equatable {
         public var rawValue: JSONValue?
         /// The label shown for it, e.g. `"Jogging"`.
         public var label: String
+        /// Whether the protocol sends and accepts the value by its name (``value``, `"jogging"`), the raw value
+        /// being the app's (`kind.json`'s entries, `String` raw values); or only by its raw value, the name
+        /// labelling it and nothing more (`"sentAs": "rawValue"`: an enum declared with an `Int` raw value that
+        /// `kind.json` does not list, whose values stay the app's numbers on the wire).
+        public var sentAsName: Bool = true
         /// The icon's name (a `Public/icons/{icon}.svg`), e.g. `"jogging"`.
         public var icon: String?
         /// A keyed enum case's associated values (Swift 5.5's synthesized `Codable`, `{"delayed": {"minutes": 25}}`),
@@ -28,9 +33,11 @@ public struct KindMetadata: Sendable, Equatable {
         public var associatedValues: [AssociatedValue] = []
 
         /// Creates a value.
-        public init(value: String, rawValue: JSONValue? = nil, label: String, icon: String? = nil, associatedValues: [AssociatedValue] = []) {
+        public init(value: String, rawValue: JSONValue? = nil, label: String, icon: String? = nil, associatedValues: [AssociatedValue] = [],
+                    sentAsName: Bool = true) {
             self.value = value
             self.rawValue = rawValue
+            self.sentAsName = sentAsName
             self.label = label
             self.icon = icon
             self.associatedValues = associatedValues

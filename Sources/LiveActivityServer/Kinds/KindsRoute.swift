@@ -57,7 +57,8 @@ struct KindsRoute {
         for (part, key) in [(DeclaredPart.attributes, "attributes"), (.contentState, "contentState")] {
             guard case .object(var schema)? = object[key], case .object(var definitions)? = schema["$defs"] else { continue }
             for field in kind.declaration.root(part).fields {
-                guard case .enumeration(let enumName) = field.type.unwrapped, let names = kind.metadata.enums[field.key],
+                guard case .enumeration(let enumName) = field.type.unwrapped,
+                      let names = kind.metadata.enums[field.key]?.filter(\.sentAsName), !names.isEmpty,
                       case .object(var definition)? = definitions[enumName], case .array(let raws)? = definition["enum"] else { continue }
                 definition["enum"] = .array(names.map { JSONValue.string($0.value) } + raws.filter { raw in !names.contains { $0.value == raw.stringValue } })
                 definitions[enumName] = .object(definition)
