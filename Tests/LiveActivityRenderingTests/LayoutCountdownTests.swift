@@ -54,6 +54,34 @@ struct LayoutCountdownTests {
         #expect(lock.contains(">En route<") && !lock.contains(">enRoute<") && lock.contains(">Ride ID<"), "\(lock)")
     }
 
+    /// A field named in another script's letters (`heureDArrivée`, a Swift identifier) is shown and may lead as
+    /// the countdown (it was left out of every presentation, the countdown too). From the new-user trial.
+    @Test func fieldsNamedInAccentedLettersAreShown() throws {
+        let source = """
+        import ActivityKit
+        struct TrainArrivalAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var heureDArrivée: Date; var quai: String }
+            var numéroDuTrain: String
+        }
+        """
+        let declaration = try ActivityDeclaration(swiftSource: source)
+        let kind = try DeclaredKind(declaration: declaration, metadata: KindMetadata(name: "arrivee"))
+        #expect(kind.metadata.countdown == "heureDArrivée")
+        let plan = LayoutPlan(declaration: declaration, metadata: kind.metadata)
+        #expect(plan.choice(for: .lockScreen).countdown?.key == "heureDArrivée")
+        #expect(plan.choice(for: .lockScreen).fields.map(\.key) == ["quai", "numéroDuTrain"])
+        let registry = KindRegistry([kind])
+        let renderer = ActivityRenderer(assets: RenderAssets(stylesheet: "", icons: [:]), kinds: registry,
+                                        templates: KindTemplates.none.withGenerated(for: registry))
+        let t0 = Date(timeIntervalSince1970: 1_796_119_800)
+        let activity = Activity(id: "t1", attributesType: "arrivee", attributes: .object(["numéroDuTrain": .string("TGV 6611")]),
+                                content: ActivityContent(state: .object(["heureDArrivée": .string(ISODate.format(t0 + 42 * 60)),
+                                                                         "quai": .string("Voie 7")]), staleDate: nil),
+                                timer: nil, startDate: t0)
+        let lock = renderer.fragment(for: activity, presentation: .lockScreen, now: t0)
+        #expect(lock.contains(">42:00<") && lock.contains(">Numéro du train<") && lock.contains(">TGV 6611<"), "\(lock)")
+    }
+
     @Test func identifiersComeLastUnlessKindJSONOrdersTheFields() throws {
         let source = Self.source.replacingOccurrences(of: "var rideId: UUID", with: "var rideId: UUID\n    var pickupAddress: String")
         let plan = LayoutPlan(declaration: try ActivityDeclaration(swiftSource: source), metadata: KindMetadata(name: "ride"))

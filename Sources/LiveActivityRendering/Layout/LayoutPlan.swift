@@ -104,7 +104,9 @@ public struct LayoutPlan: Sendable, Equatable {
         let skipped: Set<String> = ["pausedAt", metadata.image ?? ""]
         // A key a Mustache path or an HTML attribute cannot hold as it is (a `CodingKeys` raw value with a dot,
         // a space or a quote) is left out of the generated layout; a hand-written template can still show it.
-        let usable = { (key: String) in !key.isEmpty && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") } }
+        // Letters and digits of any script are kept (`heureDArrivée`, `café`: Swift identifiers; both renderers
+        // read them as they read ASCII ones).
+        let usable = { (key: String) in !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } }
         fields = (declaration.contentState.fields + declaration.attributes.fields).filter { !skipped.contains($0.key) && usable($0.key) }.map { declared in
             let type = declared.type.unwrapped
             var shape = Field.Shape.text
