@@ -111,8 +111,11 @@ struct DecimalAndPairsTests {
             public struct ContentState: Codable, Hashable {
                 var fee: Decimal
                 var cards: [Team: Int]
+                var zoneRates: [Int: Double]?
+                var fouls: [Period: Int]?
             }
             enum Team: String, Codable, Hashable { case home, away }
+            enum Period: Int, Codable, Hashable, CodingKeyRepresentable { case first = 1, second }
             var name: String
         }
         """)
@@ -134,5 +137,16 @@ struct DecimalAndPairsTests {
         let state = try JSONValue.parse(Array(#"{"fee": 1.5, "cards": ["home", 1, "away", 0, "home", 2]}"#.utf8))
         let normalised = try Self.declaration.normalise(state, as: .contentState, field: "content.state")
         #expect(normalised.value["cards"] == .array([.string("home"), .number(2), .string("away"), .number(0)]))
+    }
+
+    /// An `Int` key is the integer `Int(_:)` reads: `"+1"` and `"01"` are the app's 1, one entry, not three
+    /// shown as "+1 2, 01 3, 1 1" (from the third new-user trial); an `Int`-raw enum's keys the same.
+    @Test func integerKeysThatReadAsOneIntegerAreOneEntry() throws {
+        let state = try JSONValue.parse(Array(#"{"fee": 1, "cards": [], "zoneRates": {"+1": 2, "01": 3, "1": 1, "-02": 4}, "fouls": {"+2": 5}}"#.utf8))
+        let normalised = try Self.declaration.normalise(state, as: .contentState, field: "content.state")
+        guard case .object(let rates)? = normalised.value["zoneRates"] else { Issue.record("no zoneRates"); return }
+        #expect(rates.keys.sorted() == ["-2", "1"] && rates["-2"] == .number(4))
+        #expect([.number(1), .number(2), .number(3)].contains(rates["1"]), "one of the values sent for 1")
+        #expect(normalised.value["fouls"] == .object(["2": .number(5)]))
     }
 }

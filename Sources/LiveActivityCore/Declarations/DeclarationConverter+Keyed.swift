@@ -3,9 +3,10 @@ extension DeclarationConverter {
     /// A `[K: V]` as `Dictionary(from:)` reads it under `JSONDecoder`.
     ///
     /// `String` keys: an object, each value decoded at `path.key`. A `CodingKeyRepresentable` enum's keys: an
-    /// object whose keys are its raw values (another key is `dataCorrupted` at `path.key`). `Int` keys: an object whose every key must
-    /// be what `Int(_:)` reads (`"1"`, `"+1"`, `"01"`; otherwise `typeMismatch Int` at `path.key`, "Expected Int
-    /// key but found String key instead."). Other keys: a flat array `[k0, v0, k1, v1…]`; an odd count is
+    /// object whose keys are its raw values (another key is `dataCorrupted` at `path.key`). `Int` keys: an object
+    /// whose every key must be what `Int(_:)` reads (`"1"`, `"+1"`, `"01"`; otherwise `typeMismatch Int` at
+    /// `path.key`, "Expected Int key but found String key instead."), kept as that integer's digits (`"+1"` and
+    /// `"01"` are one entry, `"1"`). Other keys: a flat array `[k0, v0, k1, v1…]`; an odd count is
     /// `dataCorrupted` at `path` before any element is read. Entries are checked in key order (for objects)
     /// where `JSONDecoder` goes in hash order, so of several bad entries the one reported may differ.
     mutating func dictionary(_ value: JSONValue, key: DeclaredType, value element: DeclaredType, _ path: Path) throws(DecodingFailure) -> JSONValue {
@@ -40,8 +41,12 @@ extension DeclarationConverter {
         var result: [String: JSONValue] = [:]
         for name in object.keys.sorted() {
             let entryPath = path + [.key(name)]
+            // An integer key is kept as the `Int` it reads as: "+1" and "01" are the app's 1, and keys that read
+            // as the same integer are one entry (the last in key order here; JSONDecoder keeps one of them too).
+            var kept = name
             if case .enumeration(let enumName) = key, let declared = declaration.enums[enumName] {
                 let raw: JSONValue? = declared.rawType == .string ? .string(name) : Int(name).map { .number(Double($0)) }
+                if declared.rawType != .string, let number = Int(name) { kept = String(number) }
                 guard let raw, declared.case(rawValue: raw) != nil else {
                     throw corrupted("key \"\(name.clipped(to: 40))\" is not a \(declared.swiftName)", debug: "Could not convert key to type \(declared.swiftName)",
                                     protocolReason: "unknown key \"\(name.clipped(to: 40))\" (not a \(declared.swiftName))", entryPath)
@@ -51,8 +56,10 @@ extension DeclarationConverter {
                                       debugDescription: "Expected Int key but found String key instead.",
                                       reason: source == .codable ? "typeMismatch Int: expected Int key but found String key \"\(name.clipped(to: 40))\" instead"
                                           : "expected an integer key, got \"\(name.clipped(to: 40))\"")
+            } else if key != .string, let number = Int(name) {
+                kept = String(number)
             }
-            result[name] = try convert(object[name] ?? .null, as: element, path: entryPath)
+            result[kept] = try convert(object[name] ?? .null, as: element, path: entryPath)
         }
         return .object(result)
     }
