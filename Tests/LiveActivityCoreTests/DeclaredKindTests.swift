@@ -169,7 +169,18 @@ struct DeclaredKindReloadTests {
             let change = try ClientMessage.parse(Array(json.utf8), kinds: center.kinds).command.get()
             let error = #expect(throws: ProtocolError.self) { _ = try center.apply(change, now: t0, newID: { ids.make() }) }
             #expect(error?.message.contains("no longer matches its kind") == true, "\(String(describing: error))")
+            #expect(error?.message.hasSuffix("send an update with a state that does") == true, "\(String(describing: error))")
         }
+        // Attributes that no longer decode cannot be mended by an update (they are fixed): the error says what can
+        // (it said to send an update). From the new-user trial.
+        let otherAttributes = try DeclaredKindTests.kind(DeclarationFixtures.intervalWorkout.replacingOccurrences(of: "var athlete: String", with: "var athlete: Int"),
+                                                         metadata: KindMetadata(name: "interval"))
+        center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [otherAttributes]))
+        let pause = try ClientMessage.parse(Array(#"{"type":"pause","activityId":"a1"}"#.utf8), kinds: center.kinds).command.get()
+        let refused = #expect(throws: ProtocolError.self) { _ = try center.apply(pause, now: t0, newID: { ids.make() }) }
+        #expect(refused?.message.contains("(attributes.athlete: ") == true, "\(String(describing: refused))")
+        #expect(refused?.message.hasSuffix("its attributes cannot change: end it, or change the declaration back") == true,
+                "\(String(describing: refused))")
         center.replaceKinds(KindRegistry.builtIn)
         #expect(center.activities["a1"]?.kindProblem?.contains("no longer loaded") == true)
         center.replaceKinds(KindRegistry(KindRegistry.builtIn.all + [kind]))

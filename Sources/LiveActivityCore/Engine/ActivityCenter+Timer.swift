@@ -62,9 +62,14 @@ extension ActivityCenter {
     private func countdown(_ id: String, running: Bool) throws(ProtocolError) -> (Activity, TimerRange) {
         let activity = try live(id)
         if let problem = activity.kindProblem {
-            // Marked by a declaration change: kept as it is until an update gives it a state that decodes.
+            // Marked by a declaration change: kept as it is until an update gives it a state that decodes, or its
+            // kind reads it again. Its attributes are fixed for its life (ActivityAttributes), so an update cannot
+            // mend them.
+            let remedy = problem.hasPrefix("attributes") ? "its attributes cannot change: end it, or change the declaration back"
+                : problem.hasPrefix("content") ? "send an update with a state that does"
+                : "load its kind again"
             throw ProtocolError(.invalidState, field: "activityId",
-                                message: "activityId: activity \(id) no longer matches its kind (\(problem)); send an update with a state that does")
+                                message: "activityId: activity \(id) no longer matches its kind (\(problem)); \(remedy)")
         }
         guard let timer = activity.timer else {
             throw ProtocolError(.invalidState, field: "activityId", message: "activityId: activity \(id) has no countdown")
