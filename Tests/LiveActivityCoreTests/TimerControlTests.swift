@@ -36,6 +36,24 @@ struct TimerControlTests {
         #expect(center.activities["a1"]?.activityState == .active)
     }
 
+    /// A range that has not begun shows its whole length, so the time paused before its start counts for
+    /// nothing: resumed before it, nothing moves; resumed 20 s after it, the end moves 20 s, and 15:00 still
+    /// shows. It moved by the whole pause, and 15:00 became 15:05. From the new-user trial.
+    @Test func pausedBeforeTheRangeBeginsNoTimeIsGained() throws {
+        for (resumeAt, end) in [(t0 + 60, t0 + 1200), (t0 + 320, t0 + 1220)] {
+            var center = ActivityCenter(kinds: .builtIn)
+            var ids = IDs()
+            let window = #"{"start":"\#(ISODate.format(t0 + 300))","end":"\#(ISODate.format(t0 + 1200))"}"#
+            _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"content":{"state":{"workoutTimer":\#(window)}}}"#, at: t0, ids: &ids)
+            _ = try center.apply(#"{"type":"pause","activityId":"a1"}"#, at: t0 + 10, ids: &ids)
+            _ = try center.apply(#"{"type":"resume","activityId":"a1"}"#, at: resumeAt, ids: &ids)
+            let activity = try #require(center.activities["a1"])
+            #expect(activity.timer?.start == t0 + 300 && activity.timer?.end == end, "resumed at +\(resumeAt.timeIntervalSince(t0))")
+            let shown = try #require(activity.timer).end.timeIntervalSince(max(resumeAt, t0 + 300))  // as the renderings count
+            #expect(shown == 900)
+        }
+    }
+
     @Test func pausingTwiceOrResumingARunningTimerIsAnError() throws {
         var (center, ids) = try started()
         #expect(throws: ProtocolError.self) { _ = try center.apply(#"{"type":"resume","activityId":"a1"}"#, at: t0 + 1, ids: &ids) }

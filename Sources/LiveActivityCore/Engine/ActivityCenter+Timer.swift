@@ -18,14 +18,17 @@ extension ActivityCenter {
         return Outcome(activityId: id, events: [event(.paused, activity)])
     }
 
-    /// Runs a paused countdown again, moving its end (and a stale date tied to it) by the paused time.
+    /// Runs a paused countdown again, moving its end (and a stale date tied to it) by the paused time that
+    /// would have counted: the time paused within the range. A range that has not begun shows its whole length
+    /// (`Text(timerInterval:)`), so the time paused before its start counts for nothing: paused and resumed
+    /// before it, nothing moves; resumed after it, the end moves by the time since the start.
     /// - Throws: `invalid_state` when it is not paused.
     mutating func resume(_ id: String, now: Date) throws(ProtocolError) -> Outcome {
         var (activity, timer) = try countdown(id, running: true)
         guard let pausedAt = timer.pausedAt else {
             throw ProtocolError(.invalidState, field: "activityId", message: "activityId: activity \(id) is not paused")
         }
-        let paused = max(0, now.timeIntervalSince(pausedAt))
+        let paused = max(0, now.timeIntervalSince(max(pausedAt, timer.start)))
         let oldEnd = timer.end
         timer.end = timer.end.addingTimeInterval(paused)
         timer.pausedAt = nil
