@@ -48,7 +48,7 @@ public struct ProviderToken: Sendable, Equatable {
             throw invalid("authorization: the provider token is not a JWT (expected header.claims.signature, got \(parts.count) part\(parts.count == 1 ? "" : "s"))")
         }
         guard let headerBytes = base64URLDecode(parts[0]), case .object(let header)? = try? JSONValue.parse(headerBytes) else {
-            throw invalid("authorization: the JWT header is not base64url-encoded JSON object")
+            throw invalid("authorization: the JWT header is not a base64url-encoded JSON object")
         }
         guard let claimBytes = base64URLDecode(parts[1]), case .object(let claims)? = try? JSONValue.parse(claimBytes) else {
             throw invalid("authorization: the JWT claims are not a base64url-encoded JSON object")
