@@ -26,7 +26,7 @@ package enum HandshakeCheck {
         }
         guard version == Self.version else {
             return UpgradeRefusal(status: 426, reason: "Sec-WebSocket-Version: this server speaks version 13 (RFC 6455), got "
-                           + (version.map(quoted) ?? "none"), headers: ["Sec-WebSocket-Version": Self.version])
+                                  + (version.map(quoted) ?? "none"), headers: ["Sec-WebSocket-Version": Self.version])
         }
         if let protocols {
             let offered = protocols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
