@@ -165,15 +165,21 @@ def test_two_kinds_with_one_label_are_told_apart_in_the_switch(srv, browser):
     wait_for("both workouts told apart", lambda: {"Workout (workout)", "Workout (my-workout)"} <= set(kind_buttons(browser)), timeout=15)
 
 
-def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
-    """START's field for a required `UUID` (an identifier nobody types by hand) starts with a fresh one, editable.
-    From the new-user trial (it started empty, with no way to make one)."""
+def open_ride_form(srv, browser):
+    """The dashboard with the new user's ride (Tests/fixtures/declared-ride) added as a kind folder, its START
+    fields shown: returns their container."""
     open_dashboard(browser, srv.url)
     wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
     shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / "ride")
     wait_for("the ride in the switch", lambda: "Ride" in kind_buttons(browser), timeout=15)
     browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="ride"]').click()
-    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+    return wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+
+
+def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
+    """START's field for a required `UUID` (an identifier nobody types by hand) starts with a fresh one, editable.
+    From the new-user trial (it started empty, with no way to make one)."""
+    fields = open_ride_form(srv, browser)
     value = fields.find_element(By.CSS_SELECTOR, 'input[name="rideId"]').get_attribute("value")
     assert re.fullmatch(r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}", value), value
 
@@ -184,12 +190,7 @@ def test_an_int_raw_enum_is_picked_and_shown_by_its_names_and_sent_as_its_number
     the activity keeps 2. From the new-user trial."""
     import json
     import urllib.request
-    open_dashboard(browser, srv.url)
-    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
-    shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / "ride")
-    wait_for("the ride in the switch", lambda: "Ride" in kind_buttons(browser), timeout=15)
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="ride"]').click()
-    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+    fields = open_ride_form(srv, browser)
     tier = Select(fields.find_element(By.CSS_SELECTOR, 'select[name="tier"]'))
     assert [o.text for o in tier.options] == ["Standard", "XL"]
     tier.select_by_visible_text("XL")
