@@ -87,3 +87,55 @@ def test_labels_are_never_cut_and_identifiers_come_last(tmp_path, start_server, 
             assert "Pickup address" in texts, texts
             if "Ride ID" in texts:
                 assert texts.index("Pickup address") < texts.index("Ride ID"), texts
+
+
+GAME = """import ActivityKit
+import Foundation
+
+struct GameScoreAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var lastPlay: Play
+        var homeScore: Int
+        var clock: ClosedRange<Date>
+    }
+
+    enum Side: String, Codable, Hashable { case home, away }
+
+    enum Play: Codable, Hashable {
+        case kickoff
+        case score(team: Side, points: Int, player: String)
+    }
+
+    var homeTeam: String
+}
+"""
+
+
+def test_a_long_status_wraps_to_a_second_line_rather_than_being_cut(tmp_path, start_server, browser):
+    """A keyed enum's status with three associated values ("Score · Team home · Points 3 · Player Jonathan
+    Kuminga") is wider than the Lock Screen: it takes a second line, whole, on the Lock Screen and in the expanded
+    island (it was cut to "… · Player…"). From the new-user trial."""
+    (tmp_path / "kinds" / "game").mkdir(parents=True)
+    (tmp_path / "kinds" / "game" / "Attributes.swift").write_text(GAME)
+    srv = start_server("--kinds", str(tmp_path / "kinds"))
+    now = datetime.now(timezone.utc)
+
+    async def go():
+        async with connect(srv.ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            ack = await request(ws, {"type": "start", "requestId": "g", "attributesType": "game",
+                                     "attributes": {"homeTeam": "Golden State Warriors"},
+                                     "content": {"state": {"lastPlay": {"score": {"team": "home", "points": 3,
+                                                                                  "player": "Jonathan Kuminga"}},
+                                                           "homeScore": 98,
+                                                           "clock": {"start": iso(now), "end": iso(now + timedelta(minutes=12))}}}})
+            assert ack["type"] == "ack", ack
+            return ack["activityId"]
+    aid = run(go())
+    for presentation in ("lock-screen", "expanded"):
+        browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
+        headline = first(browser, ".la-frame .label.headline")
+        assert headline.text.replace("\n", " ") == "Score · Team home · Points 3 · Player Jonathan Kuminga", headline.text
+        whole = browser.execute_script("const e = arguments[0]; return [e.scrollWidth <= e.clientWidth + 1, "
+                                       "e.scrollHeight <= e.clientHeight + 1, e.getBoundingClientRect().height];", headline)
+        assert whole[0] and whole[1] and whole[2] > 30, (presentation, whole)  # two lines of 20 px, nothing hidden
