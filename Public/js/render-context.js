@@ -140,8 +140,11 @@ function keyedCase(raw, values, fallbackIcon, offsetMinutes) {
     : Object.keys(fields).sort().map((key) => ({ key, label: "" }));
   for (const associated of order) {
     if (!(associated.key in fields)) continue;
-    const text = displayText(fields[associated.key], offsetMinutes);
+    let text = displayText(fields[associated.key], offsetMinutes);
     if (text === null || text === "") continue;
+    // A raw-value enum's value in words (`valueLabels`: "home" → "Home"); an own key only ("constructor" is no label).
+    const words = associated.valueLabels;
+    if (isObject(words) && Object.hasOwn(words, text) && typeof words[text] === "string") text = words[text];
     parts.push(associated.label ? `${associated.label} ${text}` : text);
   }
   return { value: name, label: parts.join(" · "), icon: entry?.icon ?? fallbackIcon };

@@ -101,6 +101,27 @@ struct DeclaredKindTests {
         }
     }
 
+    /// A keyed case's associated value of a raw-value enum reads in words, as a top-level field does ("Team Home",
+    /// it read "Team home"; an `Int` raw value by its case's name). From the new-user trial.
+    @Test func anEnumAssociatedValueIsLabelledInWords() throws {
+        let source = """
+        import ActivityKit
+        struct GameAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var lastPlay: Play }
+            enum Side: String, Codable, Hashable { case home, away_team }
+            enum Kind: Int, Codable, Hashable { case field = 2, free = 1 }
+            enum Play: Codable, Hashable { case score(team: Side, kind: Kind, points: Int) }
+            var venue: String
+        }
+        """
+        let kind = try Self.kind(source, metadata: KindMetadata(name: "game"))
+        let values = try #require(kind.metadata.enums["lastPlay"]?.first?.associatedValues)
+        #expect(values.map(\.key) == ["team", "kind", "points"])
+        #expect(values[0].valueLabels == ["home": "Home", "away_team": "Away team"])
+        #expect(values[1].valueLabels == ["2": "Field", "1": "Free"])
+        #expect(values[2].valueLabels.isEmpty)
+    }
+
     @Test func codableFailuresSpeakSwift() throws {
         let kind = try Self.kind()
         func failure(_ state: String) -> ProtocolError? {

@@ -22,7 +22,8 @@ struct DisplayValuesTests {
             for (index, entry) in list.enumerated() {
                 guard case .array(let values)? = entry["associatedValues"] else { continue }
                 kind.enums[field]?[index].associatedValues = values.map {
-                    KindMetadata.AssociatedValue(key: $0["key"]?.stringValue ?? "", label: $0["label"]?.stringValue ?? "")
+                    KindMetadata.AssociatedValue(key: $0["key"]?.stringValue ?? "", label: $0["label"]?.stringValue ?? "",
+                                                 valueLabels: ($0["valueLabels"]?.objectValue ?? [:]).compactMapValues(\.stringValue))
                 }
             }
         }

@@ -112,7 +112,7 @@ struct GameScoreAttributes: ActivityAttributes {
 
 
 def test_a_long_status_wraps_to_a_second_line_rather_than_being_cut(tmp_path, start_server, browser):
-    """A keyed enum's status with three associated values ("Score · Team home · Points 3 · Player Jonathan
+    """A keyed enum's status with three associated values ("Score · Team Home · Points 3 · Player Jonathan
     Kuminga") is wider than the Lock Screen: it takes a second line, whole, on the Lock Screen and in the expanded
     island (it was cut to "… · Player…"). From the new-user trial."""
     (tmp_path / "kinds" / "game").mkdir(parents=True)
@@ -135,7 +135,7 @@ def test_a_long_status_wraps_to_a_second_line_rather_than_being_cut(tmp_path, st
     for presentation in ("lock-screen", "expanded"):
         browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
         headline = first(browser, ".la-frame .label.headline")
-        assert headline.text.replace("\n", " ") == "Score · Team home · Points 3 · Player Jonathan Kuminga", headline.text
+        assert headline.text.replace("\n", " ") == "Score · Team Home · Points 3 · Player Jonathan Kuminga", headline.text
         whole = browser.execute_script("const e = arguments[0]; return [e.scrollWidth <= e.clientWidth + 1, "
                                        "e.scrollHeight <= e.clientHeight + 1, e.getBoundingClientRect().height];", headline)
         assert whole[0] and whole[1] and whole[2] > 30, (presentation, whole)  # two lines of 20 px, nothing hidden

@@ -15,7 +15,7 @@ extension DeclaredKind {
             if declared.isKeyed {
                 enums[field.key] = declared.cases.map { item in
                     KindMetadata.EnumValue(value: item.name, label: Words.label(ofRawValue: item.name),
-                                           associatedValues: associatedValues(of: item))
+                                           associatedValues: associatedValues(of: item, in: declaration))
                 }
                 continue
             }
@@ -30,11 +30,23 @@ extension DeclaredKind {
         return enums
     }
 
-    /// A keyed case's associated values as the renderers label them: by position (`_0`) without a label.
-    static func associatedValues(of item: DeclaredEnum.Case) -> [KindMetadata.AssociatedValue] {
+    /// A keyed case's associated values as the renderers label them: by position (`_0`) without a label; a
+    /// raw-value enum's values in words, as a top-level field's (`team: Side` with `"home"`: "Team Home").
+    static func associatedValues(of item: DeclaredEnum.Case, in declaration: ActivityDeclaration) -> [KindMetadata.AssociatedValue] {
         item.payload.map { value in
             let unlabelled = value.key.hasPrefix("_") && value.key.dropFirst().allSatisfy(\.isNumber)
-            return KindMetadata.AssociatedValue(key: value.key, label: unlabelled ? "" : Words.label(ofField: value.name))
+            var words: [String: String] = [:]
+            if case .enumeration(let name) = value.type.unwrapped, let declared = declaration.enums[name], !declared.isKeyed {
+                for item in declared.cases {
+                    switch item.rawValue {
+                    case .string(let raw): words[raw] = Words.label(ofRawValue: raw)
+                    case .number(let number) where number.rounded() == number && abs(number) < 1e15:
+                        words[String(Int64(number))] = Words.label(ofField: item.name)
+                    default: break
+                    }
+                }
+            }
+            return KindMetadata.AssociatedValue(key: value.key, label: unlabelled ? "" : Words.label(ofField: value.name), valueLabels: words)
         }
     }
 

@@ -131,7 +131,11 @@ extension KindMetadata {
                 if !value.sentAsName { entry["sentAs"] = .string("rawValue") }
                 if let icon = value.icon { entry["icon"] = .string(icon) }
                 if !value.associatedValues.isEmpty {
-                    entry["associatedValues"] = .array(value.associatedValues.map { .object(["key": .string($0.key), "label": .string($0.label)]) })
+                    entry["associatedValues"] = .array(value.associatedValues.map { associated in
+                        var object: [String: JSONValue] = ["key": .string(associated.key), "label": .string(associated.label)]
+                        if !associated.valueLabels.isEmpty { object["valueLabels"] = .object(associated.valueLabels.mapValues(JSONValue.string)) }
+                        return .object(object)
+                    })
                 }
                 return .object(entry)
             })

@@ -50,11 +50,15 @@ public struct KindMetadata: Sendable, Equatable {
         public var key: String
         /// Its label in words ("Closes in"), or empty for an unlabelled value (shown as the value alone).
         public var label: String
+        /// For a value of a raw-value enum, each raw value as text (`"home"`, `"2"`) and the words shown for it
+        /// ("Home"; an `Int` raw value's case name, "XL"); empty otherwise, the value then shown as it is.
+        public var valueLabels: [String: String]
 
         /// Creates one.
-        public init(key: String, label: String) {
+        public init(key: String, label: String, valueLabels: [String: String] = [:]) {
             self.key = key
             self.label = label
+            self.valueLabels = valueLabels
         }
     }
 
