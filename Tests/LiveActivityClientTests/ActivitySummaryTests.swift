@@ -19,6 +19,8 @@ struct ActivitySummaryTests {
         let activity = try summary(#"{"id":"d","attributesType":"delivery","attributes":{},"activityState":"active","content":{"state":{"status":"cooking","eta":{"start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:30:00Z"},"driver":null},"relevanceScore":0}}"#)
         #expect(activity.title == "delivery")
         #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T10:29:30Z")!) == 30)
+        // Before the range begins, its whole length, as the renderings and the ticks show it (it read 40:00).
+        #expect(activity.remainingSeconds(at: ISODate.parse("2026-12-01T09:50:00Z")!) == 1_800)
     }
 
     @Test func aDeclaredKindsPlainDateIsItsCountdown() throws {

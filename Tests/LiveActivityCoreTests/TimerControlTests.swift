@@ -54,6 +54,19 @@ struct TimerControlTests {
         }
     }
 
+    /// A range that has not begun ticks its whole length, as the renderings show it (the tick said 899 where
+    /// the Lock Screen showed 10:00), and counts down from its start. From the new-user trial.
+    @Test func aRangeThatHasNotBegunTicksItsWholeLength() throws {
+        var center = ActivityCenter(kinds: .builtIn)
+        var ids = IDs()
+        let window = #"{"start":"\#(ISODate.format(t0 + 300))","end":"\#(ISODate.format(t0 + 900))"}"#
+        _ = try center.apply(#"{"type":"start","attributes":{"workout":"jogging"},"content":{"state":{"workoutTimer":\#(window)}}}"#, at: t0, ids: &ids)
+        #expect(center.tick(at: t0 + 1)?.timers.first?.remainingSeconds == 600)
+        #expect(center.tick(at: t0 + 360)?.timers.first?.remainingSeconds == 540)
+        let timer = try #require(center.activities["a1"]?.timer)
+        #expect(TimerRange.remainingSeconds(until: timer.end, pausedAt: nil, at: t0 + 1) == 899, "knowing only the end")
+    }
+
     @Test func pausingTwiceOrResumingARunningTimerIsAnError() throws {
         var (center, ids) = try started()
         #expect(throws: ProtocolError.self) { _ = try center.apply(#"{"type":"resume","activityId":"a1"}"#, at: t0 + 1, ids: &ids) }

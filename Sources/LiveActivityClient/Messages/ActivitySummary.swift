@@ -12,6 +12,8 @@ public struct ActivitySummary: Sendable, Equatable {
     /// The countdown's end (UTC), when the activity has one: `content.state.workoutTimer.end`, or for other
     /// kinds the `end` of the state's first `{"start","end"}` range (by key order).
     public var timerEnd: Date?
+    /// That range's start, when the countdown is a range: before it, the countdown shows its whole length.
+    public var timerStart: Date?
     /// When the countdown froze (`content.state.pausedAt`, which the server sets on `pause` and removes on
     /// `resume`), or nil while it runs.
     public var pausedAt: Date?
@@ -31,7 +33,7 @@ public struct ActivitySummary: Sendable, Equatable {
             ?? value.member("attributesType")?.stringValue ?? "?"
         state = value.member("activityState")?.stringValue ?? "?"
         let content = value.member("content")
-        timerEnd = Self.countdownEnd(in: content?.member("state"))
+        (timerStart, timerEnd) = Self.countdown(in: content?.member("state"))
         pausedAt = content?.member("state")?.member("pausedAt")?.stringValue.flatMap(ISODate.parse)
         relevanceScore = content?.member("relevanceScore")?.numberValue ?? 0
         startDate = value.member("startDate")?.stringValue.flatMap(ISODate.parse)
@@ -42,17 +44,15 @@ public struct ActivitySummary: Sendable, Equatable {
     /// the state's one `Date` field (an ETA: a declared kind's `countdown` may be a plain `Date`, which the
     /// server counts down to as it does to a range's end). Several `Date` fields and no range: nil (the
     /// kind's `kind.json` picks one; `watch` then takes the end from the server's ticks, ``counting(to:)``).
-    static func countdownEnd(in state: JSONValue?) -> Date? {
-        guard case .object(let members)? = state else { return nil }
-        if let end = members["workoutTimer"]?.member("end")?.stringValue.flatMap(ISODate.parse) { return end }
+    static func countdown(in state: JSONValue?) -> (start: Date?, end: Date?) {
+        guard case .object(let members)? = state else { return (nil, nil) }
+        let bound = { (key: String, side: String) in members[key]?.member(side)?.stringValue.flatMap(ISODate.parse) }
+        if let end = bound("workoutTimer", "end") { return (bound("workoutTimer", "start"), end) }
         for key in members.keys.sorted() {
-            if members[key]?.member("start")?.stringValue.flatMap(ISODate.parse) != nil,
-               let end = members[key]?.member("end")?.stringValue.flatMap(ISODate.parse) {
-                return end
-            }
+            if let start = bound(key, "start"), let end = bound(key, "end") { return (start, end) }
         }
         let dates = members.filter { $0.key != "pausedAt" }.values.compactMap { $0.stringValue.flatMap(ISODate.parse) }
-        return dates.count == 1 ? dates[0] : nil
+        return (nil, dates.count == 1 ? dates[0] : nil)
     }
 
     /// This summary with the countdown's end a `tick` reports (`remainingSeconds` at its `serverTime`), when
@@ -76,7 +76,7 @@ public struct ActivitySummary: Sendable, Equatable {
     /// no longer running.
     public func remainingSeconds(at now: Date) -> Int? {
         guard isRunning, let timerEnd else { return nil }
-        return TimerRange.remainingSeconds(until: timerEnd, pausedAt: pausedAt, at: now)
+        return TimerRange.remainingSeconds(from: timerStart, until: timerEnd, pausedAt: pausedAt, at: now)
     }
 
     /// Presentation order, as the server's snapshot: relevance (highest first), then start date (newest first).

@@ -23,17 +23,20 @@ public struct TimerRange: Sendable, Hashable {
     /// Whether the countdown is frozen.
     public var isPaused: Bool { pausedAt != nil }
 
-    /// Seconds left at `now` (frozen at `pausedAt` while paused), rounded up to whole seconds and never
-    /// negative, as a countdown shows them.
+    /// Seconds left at `now` (frozen at `pausedAt` while paused; the whole length before `start`), rounded up to
+    /// whole seconds and never negative, as a countdown shows them.
     public func remainingSeconds(at now: Date) -> Int {
-        Self.remainingSeconds(until: end, pausedAt: pausedAt, at: now)
+        Self.remainingSeconds(from: start, until: end, pausedAt: pausedAt, at: now)
     }
 
-    /// Seconds left at `now` on a countdown to `end` frozen at `pausedAt` (nil: running), rounded up to whole
-    /// seconds and never negative: the one rule for what a countdown shows, for callers that know only its end
-    /// (the script client's table).
-    public static func remainingSeconds(until end: Date, pausedAt: Date?, at now: Date) -> Int {
-        let reference = pausedAt.map { min($0, now) } ?? now
+    /// Seconds left at `now` on a countdown from `start` to `end` frozen at `pausedAt` (nil: running), rounded
+    /// up to whole seconds and never negative: the one rule for what a countdown shows (the renderings', the
+    /// protocol's `tick`, the script client's table). A range that has not begun shows its whole length, as
+    /// `Text(timerInterval:)` does (the ticks counted down from now, the Lock Screen showed the whole range).
+    /// - Parameter start: the range's start, nil when the caller knows only the end.
+    public static func remainingSeconds(from start: Date? = nil, until end: Date, pausedAt: Date?, at now: Date) -> Int {
+        var reference = pausedAt.map { min($0, now) } ?? now
+        if let start { reference = max(reference, start) }
         let left = end.timeIntervalSince(reference)
         return left <= 0 ? 0 : Int(left.rounded(.up))
     }
