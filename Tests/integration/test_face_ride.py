@@ -9,6 +9,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 
 from face_support import MEASURE, first
+from support import get_json
 from support import iso_ms as iso
 from test_page import browser  # noqa: F401 (a fixture)
 from wsclient import connect, recv_until, request, run
@@ -40,6 +41,9 @@ def test_kinds_new_leads_with_the_required_date_and_no_presentation_is_empty(tmp
     assert out.returncode == 0, out.stderr
     kind = json.loads((folder / "kind.json").read_text())
     assert kind.get("countdown") == "eta", kind
+    # The Int-raw `Tier` is labelled by its cases and sent as the app's numbers, as without a kind.json.
+    assert kind["enums"]["tier"] == [{"value": "standard", "rawValue": 1, "label": "Standard", "sentAs": "rawValue"},
+                                     {"value": "xl", "rawValue": 2, "label": "XL", "sentAs": "rawValue"}], kind["enums"]
     for presentation in ("lock-screen", "compact", "minimal", "expanded", "small"):
         text = (folder / f"{presentation}.html").read_text()
         assert 'data-countdown="eta"' in text, presentation
@@ -47,6 +51,7 @@ def test_kinds_new_leads_with_the_required_date_and_no_presentation_is_empty(tmp
             assert text.index('data-countdown="eta"') < text.index("pickupWindow"), presentation
     srv = start_server("--kinds", str(folder.parent))
     aid = start_ride(srv.ws_url, datetime.now(timezone.utc))
+    assert get_json(f"{srv.url}/api/activities/{aid}")["attributes"]["tier"] == 2
     for presentation in ("compact", "minimal", "small"):
         browser.get(f"{srv.url}/activities/{aid}/render/{presentation}?theme=light")
         assert browser.find_elements("css selector", '.la-frame [data-countdown="eta"]'), presentation

@@ -66,7 +66,8 @@ public enum KindScaffold {
     /// `kind.json`'s text: name, label, Swift name, a generic icon, the countdown the generated layout leads with
     /// (``LayoutPlan``'s choice) when it is a `ContentState` field (the only place `kind.json`'s `countdown` may
     /// name), and each top-level enum field's values with a label (a raw value that reads as a sentence is kept;
-    /// an identifier is put in words: `in_progress` → "In progress").
+    /// an identifier is put in words: `in_progress` → "In progress"; another raw value by its case's name, and
+    /// `"sentAs": "rawValue"`, so that the wire keeps the app's numbers).
     static func kindJSON(name: String, declaration: ActivityDeclaration) -> String {
         var object: [String: JSONValue] = [
             "name": .string(name),
@@ -87,9 +88,11 @@ public enum KindScaffold {
                     entry["value"] = .string(raw)
                     entry["label"] = .string(Words.label(ofRawValue: raw))
                 } else {
+                    // Labelled by the case's name, sent as the app's number: as with no kind.json at all.
                     entry["value"] = .string(item.name)
                     entry["rawValue"] = item.rawValue
                     entry["label"] = .string(Words.label(ofField: item.name))
+                    entry["sentAs"] = .string("rawValue")
                 }
                 return .object(entry)
             })
