@@ -122,6 +122,48 @@ struct DeclaredKindTests {
         #expect(values[2].valueLabels.isEmpty)
     }
 
+    /// `kind.json`'s `enums` must agree with the declaration: each refusal names the entry (they loaded "ok" and
+    /// showed a case under another's label, offered 99 in START, or made a String field refuse every value); a
+    /// list that leaves cases out is completed, as without kind.json. From the second new-user trial.
+    @Test func kindJSONEnumsAreCheckedAgainstTheDeclaration() throws {
+        let source = """
+        import ActivityKit
+        struct ParcelAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable { var status: Status; var level: Level; var stage: Stage }
+            enum Status: String, Codable, Hashable { case pending, on_its_way, delivered }
+            enum Level: Int, Codable, Hashable { case low = -3, mid, high }
+            enum Stage: Codable, Hashable { case placed, late(minutes: Int) }
+            var carrier: String
+        }
+        """
+        func kind(_ enums: String) throws -> DeclaredKind {
+            try Self.kind(source, metadata: KindMetadata.read(try JSONValue.parse(Array(#"{"name":"parcel","enums":\#(enums)}"#.utf8)), folderName: "parcel"))
+        }
+        for (enums, field, words) in [
+            (#"{"carrier":[{"value":"a","rawValue":1}]}"#, "enums.carrier", "is a String, not an enum"),
+            (#"{"nope":[{"value":"a"}]}"#, "enums.nope", "is not a field of"),
+            (#"{"status":[{"value":"bogus"}]}"#, "enums.status[0].value", "\"bogus\" is not a case of Status"),
+            (#"{"status":[{"value":"x","rawValue":10}]}"#, "enums.status[0].rawValue", "10 is not a case of Status"),
+            (#"{"level":[{"value":"x","rawValue":99}]}"#, "enums.level[0].rawValue", "99 is not a case of Level (-3, -2, -1)"),
+            (#"{"level":[{"value":"x","rawValue":"-3"}]}"#, "enums.level[0].rawValue", "is not a case of Level"),
+            (#"{"level":[{"value":"x"}]}"#, "enums.level[0].rawValue", "missing"),
+            (#"{"level":[{"value":"a","rawValue":-3},{"value":"b","rawValue":-3}]}"#, "enums.level[1]", "names Level.low again"),
+            (#"{"stage":[{"value":"placed","rawValue":1,"sentAs":"rawValue"}]}"#, "enums.stage[0].rawValue", "has no raw values"),
+        ] {
+            do {
+                _ = try kind(enums)
+                Issue.record("\(enums) was accepted")
+            } catch let error as ProtocolError {
+                #expect(error.field == field && error.message.contains(words), "\(enums): \(error.field ?? "") \(error.message)")
+            }
+        }
+        // A list that names one case: the others as without kind.json, sent as the list's are.
+        let partial = try kind(#"{"status":[{"value":"pending","label":"Waiting"}],"level":[{"value":"middle","rawValue":-2,"label":"Middle","sentAs":"rawValue"}]}"#)
+        #expect(partial.metadata.enums["status"]?.map(\.label) == ["Waiting", "On its way", "Delivered"])
+        let levels = try #require(partial.metadata.enums["level"])
+        #expect(levels.map(\.label) == ["Middle", "Low", "High"] && levels.allSatisfy { !$0.sentAsName })
+    }
+
     @Test func codableFailuresSpeakSwift() throws {
         let kind = try Self.kind()
         func failure(_ state: String) -> ProtocolError? {

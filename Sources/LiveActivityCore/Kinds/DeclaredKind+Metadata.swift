@@ -30,6 +30,65 @@ extension DeclaredKind {
         return enums
     }
 
+    /// `kind.json`'s `enums` checked against the declaration, each list completed with the cases it leaves out
+    /// (labelled as without a `kind.json`, and sent as the list's entries are), so that no value of the app's
+    /// shows as a bare raw value nor is missing from START's picker.
+    /// - Throws: ``ProtocolError`` `invalid_field` naming `enums.F` for a key that is no top-level enum field (a
+    ///   `String` field given values could take none of them), or `enums.F[i]`'s member for an entry that names
+    ///   no case (a `rawValue` that is not one of the enum's, or of another type; a `value` without `rawValue`
+    ///   that is not a `String` raw value), names a case another entry names, or asks `"sentAs": "rawValue"` of an
+    ///   enum without raw values.
+    static func checkedEnums(_ given: [String: [KindMetadata.EnumValue]], against declaration: ActivityDeclaration) throws(ProtocolError) -> [String: [KindMetadata.EnumValue]] {
+        let derived = enumsInWords(declaration)
+        var checked: [String: [KindMetadata.EnumValue]] = [:]
+        for key in given.keys.sorted() {
+            let entries = given[key] ?? []
+            let path = "enums.\(key)"
+            guard let field = declaration.contentState.field(forKey: key) ?? declaration.attributes.field(forKey: key) else {
+                throw .invalid(path, "\"\(key.clipped(to: 40))\" is not a field of \(declaration.contentState.swiftName) or \(declaration.attributes.swiftName)")
+            }
+            guard case .enumeration(let name) = field.type.unwrapped, let declared = declaration.enums[name] else {
+                throw .invalid(path, "\"\(key)\" is a \(field.type.swiftName), not an enum: its values come from the app as they are")
+            }
+            var seen: Set<JSONValue> = []
+            for (index, entry) in entries.enumerated() {
+                let at = "\(path)[\(index)]"
+                let raw: JSONValue
+                if declared.isKeyed {
+                    guard entry.rawValue == nil, entry.sentAsName else {
+                        throw .invalid("\(at).rawValue", "\(declared.swiftName) has no raw values: its cases are sent by name")
+                    }
+                    raw = .string(entry.value)
+                } else if let given = entry.rawValue {
+                    raw = given
+                } else if declared.rawType == .string {
+                    raw = .string(entry.value)
+                } else {
+                    throw .missing("\(at).rawValue")
+                }
+                guard let item = declared.case(rawValue: raw) ?? (declared.isKeyed ? declared.cases.first(where: { $0.name == entry.value }) : nil) else {
+                    let known = declared.cases.prefix(20).map { declared.isKeyed ? "\"\($0.name)\"" : FieldReader.show($0.rawValue) }.joined(separator: ", ")
+                    throw .invalid(entry.rawValue == nil ? "\(at).value" : "\(at).rawValue",
+                                   "\(FieldReader.show(raw)) is not a case of \(declared.swiftName) (\(known))")
+                }
+                guard seen.insert(declared.isKeyed ? .string(item.name) : item.rawValue).inserted else {
+                    throw .invalid(at, "names \(declared.swiftName).\(item.name) again")
+                }
+            }
+            // The cases the list leaves out, as without kind.json, sent as the list's are.
+            let sentAsName = entries.allSatisfy(\.sentAsName)
+            let missing = (derived[key] ?? []).filter { candidate in
+                !entries.contains { $0.value == candidate.value || ($0.rawValue != nil && $0.rawValue == candidate.rawValue) }
+            }.map { candidate -> KindMetadata.EnumValue in
+                var candidate = candidate
+                if candidate.rawValue != nil { candidate.sentAsName = sentAsName }
+                return candidate
+            }
+            checked[key] = entries + missing
+        }
+        return checked
+    }
+
     /// A keyed case's associated values as the renderers label them: by position (`_0`) without a label; a
     /// raw-value enum's values in words, as a top-level field's (`team: Side` with `"home"`: "Team Home").
     static func associatedValues(of item: DeclaredEnum.Case, in declaration: ActivityDeclaration) -> [KindMetadata.AssociatedValue] {
