@@ -205,6 +205,45 @@ def test_an_int_raw_enum_is_picked_and_shown_by_its_names_and_sent_as_its_number
     assert [a["attributes"]["tier"] for a in rides] == [2], rides
 
 
+LEVELS = """import ActivityKit
+
+struct GaugeAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var levels: [Level]
+    }
+
+    enum Level: Int, Codable, Hashable { case low = -3, mid, high }
+
+    var name: String
+}
+"""
+
+
+def test_an_array_of_an_int_raw_enum_is_sent_as_its_numbers(srv, browser):
+    """START's comma-separated field for `[Level]` (an Int-raw enum) says the values it takes and sends them as
+    numbers: "-3, -1" is [-3, -1] (it sent ["-3", "-1"], which the server refused). From the second new-user trial."""
+    import json
+    import urllib.request
+    open_dashboard(browser, srv.url)
+    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
+    (srv.kinds_dir / "gauge").mkdir()
+    (srv.kinds_dir / "gauge" / "Attributes.swift").write_text(LEVELS)
+    wait_for("the gauge in the switch", lambda: "Gauge" in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="gauge"]').click()
+    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="gauge"]:not([hidden])'))
+    levels = fields.find_element(By.CSS_SELECTOR, 'input[name="levels"]')
+    assert levels.find_element(By.XPATH, "..").text.startswith("Levels (comma-separated: -3, -2, -1)")
+    levels.send_keys("-3, -1")
+    fields.find_element(By.CSS_SELECTOR, 'input[name="name"]').send_keys("Boiler")
+    browser.find_element(By.ID, "start").click()
+    wait_for("the gauge's Lock Screen", lambda: first(browser, '.lock-item[data-kind="gauge"] .la-frame'))
+    assert browser.find_element(By.ID, "error").text == ""
+    with urllib.request.urlopen(f"{srv.url}/api/activities", timeout=5) as response:
+        listed = json.loads(response.read())
+    gauges = [a for a in (listed["activities"] if isinstance(listed, dict) else listed) if a["attributesType"] == "gauge"]
+    assert [a["content"]["state"]["levels"] for a in gauges] == [[-3, -1]], gauges
+
+
 FLIGHT = """import ActivityKit
 
 struct FlightAttributes: ActivityAttributes {

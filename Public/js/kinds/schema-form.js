@@ -34,8 +34,9 @@ export function fieldLabel(name) {
  * What a schema property asks for.
  * @param {object} property the property's schema.
  * @param {object} defs the schema's `$defs`.
- * @returns {{shape: string, optional: boolean, values?: Array, schema: object}} shape: "enum", "text", "integer",
- *   "number", "bool", "date", "range", "list" (array of values) or "json".
+ * @returns {{shape: string, optional: boolean, values?: Array, schema: object, items?: object}} shape: "enum", "text", "integer",
+ *   "number", "bool", "date", "range", "list" (array of values) or "json"; `items`, a list's element schema (its
+ *   `$ref` resolved).
  */
 export function fieldShape(property, defs) {
   let schema = property ?? {};
@@ -56,7 +57,7 @@ export function fieldShape(property, defs) {
   if (schema.type === "array") {
     let items = schema.items ?? {};
     if (typeof items.$ref === "string") items = defs?.[items.$ref.replace("#/$defs/", "")] ?? {};
-    if (["string", "integer", "number"].includes(items.type) || Array.isArray(items.enum)) return { shape: "list", optional, schema };
+    if (["string", "integer", "number"].includes(items.type) || Array.isArray(items.enum)) return { shape: "list", optional, schema, items };
   }
   return { shape: "json", optional, schema };
 }
@@ -182,7 +183,9 @@ export class SchemaForm {
         label += shape.shape === "range" ? " (minutes from now)" : " (in minutes)";
       } else if (shape.shape === "list") {
         input.type = "text";
-        label += " (comma-separated)";
+        // An enum's values said, as they are sent: an Int-raw enum's numbers (its case names are not accepted).
+        const values = Array.isArray(shape.items?.enum) ? shape.items.enum : null;
+        label += values ? ` (comma-separated: ${values.slice(0, 6).map(String).join(", ")}${values.length > 6 ? ", …" : ""})` : " (comma-separated)";
       } else if (shape.shape === "json") {
         input.rows = 2;
         input.value = shape.optional ? "" : JSON.stringify(exampleValue(shape.schema, defs));
@@ -244,7 +247,13 @@ export class SchemaForm {
         value = shape === "range" ? { start: new Date(nowMs).toISOString(), end } : end;
       } else if (shape === "list") {
         const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
-        value = field.schema?.items?.type === "integer" || field.schema?.items?.type === "number" ? items.map(Number) : items;
+        // Each item as the schema's type: an enum's value as listed (an Int-raw enum's 3, not "3"), a number as one.
+        const item = field.items ?? {};
+        const numeric = item.type === "integer" || item.type === "number";
+        value = items.map((text) => {
+          if (Array.isArray(item.enum)) return item.enum.find((v) => String(v) === text) ?? (numeric ? Number(text) : text);
+          return numeric ? Number(text) : text;
+        });
       } else {
         try { value = JSON.parse(raw); } catch (_) { return { error: `${label}: not valid JSON.` }; }
       }
