@@ -101,3 +101,34 @@ def test_a_64_bit_integer_beyond_2_53_is_kept_exactly_through_the_store(start_se
     again = start_server("--kinds", str(tmp_path / "kinds"), cwd=cwd)
     kept = get_json(f"{again.url}/api/activities/{aid}")["content"]["state"]
     assert (kept["large"], kept["ulong"]) == (9007199254740993, 18446744073709551615)
+
+
+ACCENTED = """import ActivityKit
+import Foundation
+
+struct TrainAttributes: ActivityAttributes {
+    public struct ContentState: Codable, Hashable {
+        var heureDArrivée: Date
+        var 名前: String
+    }
+    var ligne: String
+}
+"""
+
+
+def test_a_verdict_header_names_a_field_in_any_script(start_server, tmp_path):
+    """A push refused for a field named in accented or CJK letters names it in `liveactivity-detail`, escaped as
+    Swift writes it (`\\u{540D}\\u{524D}`), where those characters were dropped ("typeMismatch String at  (").
+    From the second new-user trial."""
+    folder = tmp_path / "kinds" / "train"
+    folder.mkdir(parents=True)
+    (folder / "Attributes.swift").write_text(ACCENTED)
+    srv = start_server("--kinds", str(tmp_path / "kinds"))
+    ts = int(time.time())
+    start = {"aps": {"timestamp": ts, "event": "start", "attributes-type": "TrainAttributes",
+                     "attributes": {"ligne": "TGV"}, "content-state": {"heureDArrivée": ts + 600, "名前": 5},
+                     "alert": {"title": "Train", "body": "starts"}}}
+    r = http_push(srv.url, push_to_start_token(srv), start)
+    assert r.status == 200 and r.verdict == "dropped", (r.status, r.headers)  # APNs takes it; the app cannot decode it
+    detail = r.headers.get("liveactivity-detail", "")
+    assert r"\u{540D}\u{524D}" in detail and "typeMismatch String" in detail, r.headers

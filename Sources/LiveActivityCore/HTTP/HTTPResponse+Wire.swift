@@ -7,12 +7,11 @@
 extension HTTPResponse {
     /// The response as bytes on the wire (RFC 9112 §4, §5): the status line, `content-type`,
     /// `content-length`, `cache-control`, the further fields in order, `connection: close` when `closing`, an
-    /// empty line, then the body. Field values keep only visible ASCII and spaces (as `writeHead` does).
+    /// empty line, then the body. Field values are visible ASCII and spaces (``Swift/String/httpFieldValue``, as
+    /// `writeHead` writes them).
     /// - Parameter closing: whether the connection closes after it (adds `connection: close`).
     package func http1Bytes(closing: Bool) -> [UInt8] {
-        func clean(_ value: String) -> String {
-            String(decoding: value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(1024), as: UTF8.self)
-        }
+        func clean(_ value: String) -> String { value.httpFieldValue }
         var head = "\(status.statusLine)\r\ncontent-type: \(clean(contentType))\r\ncontent-length: \(body.count)\r\n"
             + "cache-control: \(clean(cacheControl))\r\n"
         for (name, value) in headers { head += "\(name): \(clean(value))\r\n" }

@@ -261,7 +261,7 @@ final class HTTPAdapter {
             var position: UnsafeMutablePointer<UInt8>? = start
             func add(_ name: String, _ value: String) -> Bool {
                 let nameBytes = Array((name + ":").utf8) + [0]
-                let valueBytes = Array(value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(1024))
+                let valueBytes = Array(value.httpFieldValue.utf8)
                 return lws_add_http_header_by_name(wsi, nameBytes, valueBytes, Int32(valueBytes.count), &position, end) == 0
             }
             let code = UInt32(response.status.code)

@@ -333,7 +333,7 @@ final class HTTP2Session {
             fields.append(("content-length", "\(response.body.count)"))
         }
         for (name, value) in response.headers {
-            fields.append((name.lowercased(), String(decoding: value.utf8.filter { $0 >= 0x20 && $0 < 0x7f }.prefix(1024), as: UTF8.self)))
+            fields.append((name.lowercased(), value.httpFieldValue))
         }
         stream.responseBody = response.body
         stream.responseOffset = 0
