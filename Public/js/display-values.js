@@ -108,9 +108,10 @@ export function displayText(value, offsetMinutes) {
  * @param {*} value
  * @param {"array"|"object"} form
  * @param {number} offsetMinutes
+ * @param {{keys?: object, values?: object}|null} labels words for a raw-value enum's keys and values (`elementLabels`).
  * @returns {string|null}
  */
-export function pairsText(value, form, offsetMinutes) {
+export function pairsText(value, form, offsetMinutes, labels = null) {
   const pairs = [];
   if (form === "array" && Array.isArray(value)) {
     for (let i = 0; i + 1 < value.length; i += 2) pairs.push([value[i], value[i + 1]]);
@@ -121,13 +122,33 @@ export function pairsText(value, form, offsetMinutes) {
   }
   const texts = [];
   for (const [key, item] of pairs) {
-    const keyText = displayText(key, offsetMinutes), itemText = displayText(item, offsetMinutes);
+    const keyText = labelled(key, labels?.keys, offsetMinutes), itemText = labelled(item, labels?.values, offsetMinutes);
     if (keyText === null || itemText === null || itemText === "") continue;
     texts.push(`${keyText} ${itemText}`);
   }
-  if (!texts.length) return null;
-  const shown = texts.slice(0, LIST_LIMIT).join(", ");
-  return texts.length > LIST_LIMIT ? `${shown} +${texts.length - LIST_LIMIT}` : shown;
+  return list(texts);
+}
+
+/** @private Texts as a short list: the first LIST_LIMIT joined with ", ", then `+N`; null when none is left. */
+function list(texts) {
+  const shown = texts.filter((t) => t !== null && t !== "");
+  if (!shown.length) return null;
+  const first = shown.slice(0, LIST_LIMIT).join(", ");
+  return shown.length > LIST_LIMIT ? `${first} +${shown.length - LIST_LIMIT}` : first;
+}
+
+/**
+ * A value as text, in words when `words` has its raw value (a string as it is, a whole number as its digits:
+ * KindMetadata.labelKey); an own key only.
+ * @param {*} value
+ * @param {object|undefined} words
+ * @param {number} offsetMinutes
+ * @returns {string|null}
+ */
+export function labelled(value, words, offsetMinutes) {
+  const key = typeof value === "string" ? value : Number.isInteger(value) && Math.abs(value) < 1e15 ? String(value) : null;
+  if (key !== null && words && typeof words === "object" && Object.hasOwn(words, key) && typeof words[key] === "string") return words[key];
+  return displayText(value, offsetMinutes);
 }
 
 /** @private Each non-null, non-empty field of an object as text, by key (sorted, as the server's are). */
@@ -159,8 +180,14 @@ export function displayValues(fields, context, kind, nowMs, startMs, freezeMs, o
     if (key === "pausedAt" || key === kind.image) continue;
     if (kind.enums?.[key] && typeof context[key]?.label === "string") { display[key] = { text: context[key].label }; continue; }
     const form = kind.dictionaries?.[key];
+    const labels = kind.elementLabels?.[key] ?? null;
     if (form === "array" || form === "object") {
-      const text = pairsText(value, form, offsetMinutes);
+      const text = pairsText(value, form, offsetMinutes, labels);
+      if (text !== null) display[key] = { text };
+      continue;
+    }
+    if (labels?.values && Array.isArray(value) && !value.some((v) => v && typeof v === "object")) {
+      const text = list(value.map((v) => labelled(v, labels.values, offsetMinutes)));
       if (text !== null) display[key] = { text };
       continue;
     }

@@ -3,7 +3,7 @@
 // the same object (Tests/fixtures/render-context/cases.json holds the cases both are tested against).
 // Pure: no DOM, no clock. The shape is documented in docs/TEMPLATES.md.
 
-import { displayText, displayValues } from "./display-values.js";
+import { displayValues, labelled } from "./display-values.js";
 import { formatCountdown, parseDateMs } from "./time.js";
 
 /**
@@ -140,11 +140,9 @@ function keyedCase(raw, values, fallbackIcon, offsetMinutes) {
     : Object.keys(fields).sort().map((key) => ({ key, label: "" }));
   for (const associated of order) {
     if (!(associated.key in fields)) continue;
-    let text = displayText(fields[associated.key], offsetMinutes);
-    if (text === null || text === "") continue;
     // A raw-value enum's value in words (`valueLabels`: "home" → "Home"); an own key only ("constructor" is no label).
-    const words = associated.valueLabels;
-    if (isObject(words) && Object.hasOwn(words, text) && typeof words[text] === "string") text = words[text];
+    const text = labelled(fields[associated.key], associated.valueLabels, offsetMinutes);
+    if (text === null || text === "") continue;
     parts.push(associated.label ? `${associated.label} ${text}` : text);
   }
   return { value: name, label: parts.join(" · "), icon: entry?.icon ?? fallbackIcon };

@@ -164,6 +164,31 @@ struct DeclaredKindTests {
         #expect(levels.map(\.label) == ["Middle", "Low", "High"] && levels.allSatisfy { !$0.sentAsName })
     }
 
+    /// A list or dictionary of a raw-value enum reads in words (it showed "-3, 3" and "3 7, 1 2"):
+    /// ``KindMetadata/elementLabels`` for its elements, values and keys. From the second new-user trial.
+    @Test func collectionsOfRawValueEnumsAreLabelled() throws {
+        let source = """
+        import ActivityKit
+        struct GaugeAttributes: ActivityAttributes {
+            public struct ContentState: Codable, Hashable {
+                var levels: [Level]
+                var countsByTier: [Tier: Int]?
+                var stages: [Int: Stage]
+                var notes: [String]
+            }
+            enum Level: Int, Codable, Hashable { case low = -3, high = 3 }
+            enum Tier: Int, Codable, Hashable { case standard = 1, comfortPlus = 3 }
+            enum Stage: String, Codable, Hashable { case prepared, on_its_way }
+            var name: String
+        }
+        """
+        let labels = try Self.kind(source, metadata: KindMetadata(name: "gauge")).metadata.elementLabels
+        #expect(labels["levels"] == KindMetadata.ElementLabels(values: ["-3": "Low", "3": "High"]))
+        #expect(labels["countsByTier"] == KindMetadata.ElementLabels(keys: ["1": "Standard", "3": "Comfort plus"]))
+        #expect(labels["stages"] == KindMetadata.ElementLabels(values: ["prepared": "Prepared", "on_its_way": "On its way"]))
+        #expect(labels["notes"] == nil && labels.count == 3)
+    }
+
     @Test func codableFailuresSpeakSwift() throws {
         let kind = try Self.kind()
         func failure(_ state: String) -> ProtocolError? {

@@ -14,6 +14,10 @@ struct DisplayValuesTests {
     static func inlineKind(_ value: JSONValue) throws -> KindMetadata {
         let text = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
         var kind = try KindMetadata.parse(text, file: "case", folderName: "x")
+        for (field, labels) in value["elementLabels"]?.objectValue ?? [:] {
+            kind.elementLabels[field] = KindMetadata.ElementLabels(keys: (labels["keys"]?.objectValue ?? [:]).compactMapValues(\.stringValue),
+                                                                   values: (labels["values"]?.objectValue ?? [:]).compactMapValues(\.stringValue))
+        }
         for (field, form) in value["dictionaries"]?.objectValue ?? [:] {
             kind.dictionaries[field] = form.stringValue.flatMap(KindMetadata.DictionaryForm.init(rawValue:))
         }

@@ -270,7 +270,7 @@ struct FlightAttributes: ActivityAttributes {
 def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(srv, browser):
     """An enum whose cases carry associated values starts from a value it accepts (`{"onTime":{}}`, where `{}`
     was refused) and reads "Delayed · Minutes 25" as the status (it was left out); a `[CabinClass: Int]` (a flat
-    JSON array) reads "economy 12, business 2" (it read "economy, 12 +2"); a departure three hours away shows
+    JSON array) reads "Economy 12, Business 2" (it read "economy, 12 +2"; its keys in words since); a departure three hours away shows
     one time in the compact island, whole (it was cut to "18:05 …"). From this session's own look at a flight."""
     open_dashboard(browser, srv.url)
     wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
@@ -311,7 +311,7 @@ def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(s
     wait_for("a second flight", lambda: len(browser.find_elements(By.CSS_SELECTOR, '.lock-item[data-kind="flight"]')) == 2)
     texts = lambda: [c.text for c in browser.find_elements(By.CSS_SELECTOR, '.lock-item[data-kind="flight"] .la-frame')]
     wait_for("the delay and the seats in words", lambda: any(
-        "Delayed · Minutes 25" in t and "economy 12, business 2" in t for t in texts()))
+        "Delayed · Minutes 25" in t and "Economy 12, Business 2" in t for t in texts()))
     assert browser.find_element(By.ID, "error").text == ""
     # The island shows one of the two; whichever it is, its compact time is one time of day, not cut.
     trailing = wait_for("the compact island", lambda: first(browser, '.island-compact [data-kind="flight"] .trailing, .island-compact.la-frame[data-kind="flight"] .trailing'))

@@ -94,19 +94,38 @@ extension DeclaredKind {
     static func associatedValues(of item: DeclaredEnum.Case, in declaration: ActivityDeclaration) -> [KindMetadata.AssociatedValue] {
         item.payload.map { value in
             let unlabelled = value.key.hasPrefix("_") && value.key.dropFirst().allSatisfy(\.isNumber)
-            var words: [String: String] = [:]
-            if case .enumeration(let name) = value.type.unwrapped, let declared = declaration.enums[name], !declared.isKeyed {
-                for item in declared.cases {
-                    switch item.rawValue {
-                    case .string(let raw): words[raw] = Words.label(ofRawValue: raw)
-                    case .number(let number) where number.rounded() == number && abs(number) < 1e15:
-                        words[String(Int64(number))] = Words.label(ofField: item.name)
-                    default: break
-                    }
-                }
-            }
-            return KindMetadata.AssociatedValue(key: value.key, label: unlabelled ? "" : Words.label(ofField: value.name), valueLabels: words)
+            return KindMetadata.AssociatedValue(key: value.key, label: unlabelled ? "" : Words.label(ofField: value.name),
+                                                valueLabels: words(of: value.type, in: declaration))
         }
+    }
+
+    /// A raw-value enum's raw values in words, by ``KindMetadata/labelKey(_:)``: a `String` raw value put in words
+    /// (`"away_team"` → "Away team"), another by its case's name (`2` → "XL"); empty for any other type.
+    static func words(of type: DeclaredType, in declaration: ActivityDeclaration) -> [String: String] {
+        guard case .enumeration(let name) = type.unwrapped, let declared = declaration.enums[name], !declared.isKeyed else { return [:] }
+        var words: [String: String] = [:]
+        for item in declared.cases {
+            guard let key = KindMetadata.labelKey(item.rawValue) else { continue }
+            if case .string(let raw) = item.rawValue { words[key] = Words.label(ofRawValue: raw) } else { words[key] = Words.label(ofField: item.name) }
+        }
+        return words
+    }
+
+    /// The top-level collections of raw-value enums and the words for them (``KindMetadata/elementLabels``).
+    static func elementLabels(_ declaration: ActivityDeclaration) -> [String: KindMetadata.ElementLabels] {
+        var labels: [String: KindMetadata.ElementLabels] = [:]
+        for field in declaration.contentState.fields + declaration.attributes.fields {
+            var found = KindMetadata.ElementLabels()
+            switch field.type.unwrapped {
+            case .array(let element), .set(let element): found.values = words(of: element, in: declaration)
+            case .dictionary(let key, let value):
+                found.keys = words(of: key, in: declaration)
+                found.values = words(of: value, in: declaration)
+            default: continue
+            }
+            if !found.keys.isEmpty || !found.values.isEmpty { labels[field.key] = found }
+        }
+        return labels
     }
 
     /// The `kind.json` labels of a keyed enum field given the declaration's associated values, which `kind.json`

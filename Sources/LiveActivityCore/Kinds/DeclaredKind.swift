@@ -52,6 +52,7 @@ public struct DeclaredKind: ActivityKind {
         metadata.enums = try Self.checkedEnums(metadata.enums, against: declaration)
         metadata.enums.merge(Self.enumsInWords(declaration)) { given, declared in Self.withAssociatedValues(given, from: declared) }
         metadata.dictionaries = Self.dictionaryForms(declaration)
+        metadata.elementLabels = Self.elementLabels(declaration)
         if countdownField == nil { metadata.durationShortcut = false }
         self.metadata = metadata
         self.declaration = declaration

@@ -144,6 +144,14 @@ extension KindMetadata {
             (part == .attributes ? "attributes" : "state", JSONValue.object(fields.mapValues(\.json)))
         }))
         if !dictionaries.isEmpty { object["dictionaries"] = .object(dictionaries.mapValues { .string($0.rawValue) }) }
+        if !elementLabels.isEmpty {
+            object["elementLabels"] = .object(elementLabels.mapValues { labels in
+                var entry: [String: JSONValue] = [:]
+                if !labels.keys.isEmpty { entry["keys"] = .object(labels.keys.mapValues(JSONValue.string)) }
+                if !labels.values.isEmpty { entry["values"] = .object(labels.values.mapValues(JSONValue.string)) }
+                return .object(entry)
+            })
+        }
         if !layout.isEmpty { object["layout"] = .object(layout.mapValues { .array($0.map(JSONValue.string)) }) }
         if let tint = activityBackgroundTint { object["activityBackgroundTint"] = .string(tint) }
         if let color = activitySystemActionForegroundColor { object["activitySystemActionForegroundColor"] = .string(color) }

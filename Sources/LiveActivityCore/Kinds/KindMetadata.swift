@@ -95,6 +95,36 @@ public struct KindMetadata: Sendable, Equatable {
     /// `"dictionaries": {"seatsLeft": "array"}`). The renderers show them as pairs, "economy 12, business 2",
     /// where the list or struct their JSON looks like would mislead.
     public var dictionaries: [String: DictionaryForm] = [:]
+    /// The top-level collections of a raw-value enum, by key (`[Level]`, `[Tier: Int]`, `[Int: Stage]`): its raw
+    /// values in words, for a list's elements and a dictionary's values, and for a dictionary's keys (`GET /kinds`:
+    /// `"elementLabels": {"levels": {"values": {"-3": "Low"}}}`), so that the renderers show "Low, High" where the
+    /// JSON says `[-3, 3]`.
+    public var elementLabels: [String: ElementLabels] = [:]
+
+    /// A collection's words for its keys and its elements or values, each by raw value as text (``labelKey(_:)``).
+    public struct ElementLabels: Sendable, Equatable {
+        /// A dictionary's keys (`"1"` → "Standard").
+        public var keys: [String: String] = [:]
+        /// A list's elements, a dictionary's values.
+        public var values: [String: String] = [:]
+
+        /// Creates the labels.
+        public init(keys: [String: String] = [:], values: [String: String] = [:]) {
+            self.keys = keys
+            self.values = values
+        }
+    }
+
+    /// How a raw value is looked up in such labels (and in ``AssociatedValue/valueLabels``): a string as it is, a
+    /// whole number as its digits (`-3`, `1000`); nil for anything else.
+    public static func labelKey(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): return text
+        case .number(let number) where number.rounded() == number && abs(number) < 1e15: return String(Int64(number))
+        case .bigInteger(let digits): return digits
+        default: return nil
+        }
+    }
     /// Bounds on fields beyond their Swift types (``FieldLimits``), by part and then field key.
     public var limits: [DeclaredPart: [String: FieldLimits]]
     /// Per presentation (`"lock-screen"`, `"compact"`…), the fields the generated layout shows, in order

@@ -38,8 +38,13 @@ enum DisplayValues {
                 display[key] = .object(["text": .string(label)])
                 continue
             }
+            let labels = kind.elementLabels[key]
             if let form = kind.dictionaries[key] {
-                if let text = pairs(value, form: form, offsetMinutes: offsetMinutes) { display[key] = .object(["text": .string(text)]) }
+                if let text = pairs(value, form: form, labels: labels, offsetMinutes: offsetMinutes) { display[key] = .object(["text": .string(text)]) }
+                continue
+            }
+            if let words = labels?.values, case .array(let items) = value, !items.contains(where: \.isContainer) {
+                if let text = list(items.map { labelled($0, words, offsetMinutes: offsetMinutes) }) { display[key] = .object(["text": .string(text)]) }
                 continue
             }
             if let bounds = dateBounds(value, startMs: startMs) {
@@ -87,7 +92,9 @@ enum DisplayValues {
     /// ``listLimit`` then `+N`: from a flat array of alternating key, value in its order, or from an object by
     /// sorted key; pairs with a `null` value are left out; nil when none is left, or when the value is not of
     /// the dictionary's form.
-    static func pairs(_ value: JSONValue, form: KindMetadata.DictionaryForm, offsetMinutes: Int) -> String? {
+    /// - Parameter labels: words for the keys and the values of a raw-value enum (``KindMetadata/elementLabels``).
+    static func pairs(_ value: JSONValue, form: KindMetadata.DictionaryForm, labels: KindMetadata.ElementLabels? = nil,
+                      offsetMinutes: Int) -> String? {
         var pairs: [(JSONValue, JSONValue)] = []
         switch (form, value) {
         case (.array, .array(let items)):
@@ -98,13 +105,26 @@ enum DisplayValues {
             return nil
         }
         let texts = pairs.compactMap { key, value -> String? in
-            guard let keyText = text(key, offsetMinutes: offsetMinutes), let valueText = text(value, offsetMinutes: offsetMinutes),
+            guard let keyText = labelled(key, labels?.keys ?? [:], offsetMinutes: offsetMinutes),
+                  let valueText = labelled(value, labels?.values ?? [:], offsetMinutes: offsetMinutes),
                   !valueText.isEmpty else { return nil }
             return "\(keyText) \(valueText)"
         }
+        return list(texts)
+    }
+
+    /// Texts as a short list: the first ``listLimit`` joined with ", ", then `+N`; nil when none is left.
+    static func list(_ texts: [String?]) -> String? {
+        let texts = texts.compactMap { $0 }.filter { !$0.isEmpty }
         guard !texts.isEmpty else { return nil }
         let shown = texts.prefix(listLimit).joined(separator: ", ")
         return texts.count > listLimit ? "\(shown) +\(texts.count - listLimit)" : shown
+    }
+
+    /// A value as text, in words when `words` has its raw value (``KindMetadata/labelKey(_:)``).
+    static func labelled(_ value: JSONValue, _ words: [String: String], offsetMinutes: Int) -> String? {
+        if let key = KindMetadata.labelKey(value), let word = words[key] { return word }
+        return text(value, offsetMinutes: offsetMinutes)
     }
 
     /// Each non-null field of an object as text.
@@ -125,9 +145,7 @@ enum DisplayValues {
         case .bigInteger(let digits): return grouped(digits)
         case .bool(let flag): return flag ? "Yes" : "No"
         case .array(let items):
-            let texts = items.compactMap { text($0, offsetMinutes: offsetMinutes) }.filter { !$0.isEmpty }
-            let shown = texts.prefix(listLimit).joined(separator: ", ")
-            return texts.count > listLimit ? "\(shown) +\(texts.count - listLimit)" : shown
+            return list(items.map { text($0, offsetMinutes: offsetMinutes) }) ?? ""
         case .object(let object):
             return object.keys.sorted().compactMap { object[$0].flatMap { text($0, offsetMinutes: offsetMinutes) } }
                 .filter { !$0.isEmpty }.joined(separator: " · ")
@@ -207,5 +225,15 @@ enum DisplayValues {
         let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15]
         return digits.allSatisfy { bytes[$0] >= 48 && bytes[$0] <= 57 }
             && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-") && bytes[10] == UInt8(ascii: "T") && bytes[13] == UInt8(ascii: ":")
+    }
+}
+
+private extension JSONValue {
+    /// Whether this is an object or an array (a list of them is not a list of raw values).
+    var isContainer: Bool {
+        switch self {
+        case .object, .array: return true
+        default: return false
+        }
     }
 }

@@ -127,8 +127,8 @@ public enum RenderContext {
         let listed = entry?.associatedValues ?? []
         let order = listed.isEmpty ? fields.keys.sorted().map { KindMetadata.AssociatedValue(key: $0, label: "") } : listed
         for associated in order {
-            guard let value = fields[associated.key], var text = DisplayValues.text(value, offsetMinutes: offsetMinutes), !text.isEmpty else { continue }
-            text = associated.valueLabels[text] ?? text
+            guard let value = fields[associated.key],
+                  let text = DisplayValues.labelled(value, associated.valueLabels, offsetMinutes: offsetMinutes), !text.isEmpty else { continue }
             parts.append(associated.label.isEmpty ? text : "\(associated.label) \(text)")
         }
         return .object([
