@@ -243,7 +243,7 @@ public enum ContentInput: Sendable {
             guard let (state, timer) = kind.state(counting: seconds, from: now) else {
                 throw .invalid("durationSeconds", kind.metadata.countdown == nil
                     ? "\(kind.attributesType) activities have no countdown; send content"
-                    : "\(kind.attributesType) activities take no durationSeconds (their kind.json turns the shortcut off); send content")
+                    : "\(kind.attributesType) activities take no durationSeconds (their kind.json would say \"durationShortcut\": true); send content")
             }
             return (ActivityContent(state: state, staleDate: timer.end, relevanceScore: relevance), timer)
         case .content(let value, let field):
