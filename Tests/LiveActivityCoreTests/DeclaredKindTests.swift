@@ -189,6 +189,20 @@ struct DeclaredKindTests {
         #expect(labels["notes"] == nil && labels.count == 3)
     }
 
+    /// `durationSeconds` for a declared kind that does not take it says what would (it said its kind.json turned
+    /// the shortcut off, where the kind had no kind.json). From the second new-user trial.
+    @Test func durationSecondsRefusedSaysWhatWouldTakeIt() throws {
+        var center = Self.center(try Self.kind())
+        let message = #"{"type":"start","attributesType":"IntervalWorkoutAttributes","attributes":{"athlete":"Ada","plan":"5x5"},"durationSeconds":60}"#
+        do {
+            let command = try ClientMessage.parse(Array(message.utf8), kinds: center.kinds).command.get()
+            _ = try center.apply(command, now: t0, newID: { "d1" })
+            Issue.record("durationSeconds was taken")
+        } catch let error as ProtocolError {
+            #expect(error.field == "durationSeconds" && error.message.contains(#"would say "durationShortcut": true"#), "\(error.message)")
+        }
+    }
+
     @Test func codableFailuresSpeakSwift() throws {
         let kind = try Self.kind()
         func failure(_ state: String) -> ProtocolError? {
