@@ -165,21 +165,25 @@ def test_two_kinds_with_one_label_are_told_apart_in_the_switch(srv, browser):
     wait_for("both workouts told apart", lambda: {"Workout (workout)", "Workout (my-workout)"} <= set(kind_buttons(browser)), timeout=15)
 
 
-def open_ride_form(srv, browser):
-    """The dashboard with the new user's ride (Tests/fixtures/declared-ride) added as a kind folder, its START
-    fields shown: returns their container."""
+def open_kind_form(srv, browser, name: str = "ride", label: str = "Ride", source: str | None = None):
+    """The dashboard with a kind folder `name` added while it is open (its Attributes.swift `source`, else the new
+    user's ride, Tests/fixtures/declared-ride), its START fields shown: returns their container."""
     open_dashboard(browser, srv.url)
     wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
-    shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / "ride")
-    wait_for("the ride in the switch", lambda: "Ride" in kind_buttons(browser), timeout=15)
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="ride"]').click()
-    return wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="ride"]:not([hidden])'))
+    if source is None:
+        shutil.copytree(FIXTURE_KINDS.parent / "declared-ride", srv.kinds_dir / name)
+    else:
+        (srv.kinds_dir / name).mkdir()
+        (srv.kinds_dir / name / "Attributes.swift").write_text(source)
+    wait_for(f"the {name} in the switch", lambda: label in kind_buttons(browser), timeout=15)
+    browser.find_element(By.CSS_SELECTOR, f'.kind-picker button[data-kind="{name}"]').click()
+    return wait_for("its fields", lambda: first(browser, f'.schema-fields[data-kind="{name}"]:not([hidden])'))
 
 
 def test_a_uuid_field_starts_with_a_fresh_uuid(srv, browser):
     """START's field for a required `UUID` (an identifier nobody types by hand) starts with a fresh one, editable.
     From the new-user trial (it started empty, with no way to make one)."""
-    fields = open_ride_form(srv, browser)
+    fields = open_kind_form(srv, browser)
     value = fields.find_element(By.CSS_SELECTOR, 'input[name="rideId"]').get_attribute("value")
     assert re.fullmatch(r"[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}", value), value
 
@@ -190,7 +194,7 @@ def test_an_int_raw_enum_is_picked_and_shown_by_its_names_and_sent_as_its_number
     the activity keeps 2. From the new-user trial."""
     import json
     import urllib.request
-    fields = open_ride_form(srv, browser)
+    fields = open_kind_form(srv, browser)
     tier = Select(fields.find_element(By.CSS_SELECTOR, 'select[name="tier"]'))
     assert [o.text for o in tier.options] == ["Standard", "XL"]
     tier.select_by_visible_text("XL")
@@ -224,13 +228,7 @@ def test_an_array_of_an_int_raw_enum_is_sent_as_its_numbers(srv, browser):
     numbers: "-3, -1" is [-3, -1] (it sent ["-3", "-1"], which the server refused). From the second new-user trial."""
     import json
     import urllib.request
-    open_dashboard(browser, srv.url)
-    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
-    (srv.kinds_dir / "gauge").mkdir()
-    (srv.kinds_dir / "gauge" / "Attributes.swift").write_text(LEVELS)
-    wait_for("the gauge in the switch", lambda: "Gauge" in kind_buttons(browser), timeout=15)
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="gauge"]').click()
-    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="gauge"]:not([hidden])'))
+    fields = open_kind_form(srv, browser, "gauge", "Gauge", LEVELS)
     levels = fields.find_element(By.CSS_SELECTOR, 'input[name="levels"]')
     assert levels.find_element(By.XPATH, "..").text.startswith("Levels (comma-separated: -3, -2, -1)")
     levels.send_keys("-3, -1")
@@ -270,15 +268,10 @@ struct FlightAttributes: ActivityAttributes {
 def test_a_keyed_enum_and_a_dictionary_start_from_an_example_and_read_in_words(srv, browser):
     """An enum whose cases carry associated values starts from a value it accepts (`{"onTime":{}}`, where `{}`
     was refused) and reads "Delayed · Minutes 25" as the status (it was left out); a `[CabinClass: Int]` (a flat
-    JSON array) reads "Economy 12, Business 2" (it read "economy, 12 +2"; its keys in words since); a departure three hours away shows
-    one time in the compact island, whole (it was cut to "18:05 …"). From this session's own look at a flight."""
-    open_dashboard(browser, srv.url)
-    wait_for("the fixture kinds", lambda: "Meet results" in kind_buttons(browser))
-    (srv.kinds_dir / "flight").mkdir()
-    (srv.kinds_dir / "flight" / "Attributes.swift").write_text(FLIGHT)
-    wait_for("the flight in the switch", lambda: "Flight" in kind_buttons(browser), timeout=15)
-    browser.find_element(By.CSS_SELECTOR, '.kind-picker button[data-kind="flight"]').click()
-    fields = wait_for("its fields", lambda: first(browser, '.schema-fields[data-kind="flight"]:not([hidden])'))
+    JSON array) reads "Economy 12, Business 2" (it read "economy, 12 +2"; its keys in words since); a departure
+    three hours away shows one time in the compact island, whole (it was cut to "18:05 …"). From this session's
+    own look at a flight."""
+    fields = open_kind_form(srv, browser, "flight", "Flight", FLIGHT)
     status = fields.find_element(By.CSS_SELECTOR, 'textarea[name="gateStatus"]')
     assert status.get_attribute("value") == '{"onTime":{}}'
     seats_box = fields.find_element(By.CSS_SELECTOR, 'textarea[name="seatsLeft"]')
