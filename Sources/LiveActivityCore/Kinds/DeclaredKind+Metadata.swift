@@ -38,7 +38,8 @@ extension DeclaredKind {
     ///   no case (a `rawValue` that is not one of the enum's, or of another type; a `value` without `rawValue`
     ///   that is not a `String` raw value), names a case another entry names, or asks `"sentAs": "rawValue"` of an
     ///   enum without raw values.
-    static func checkedEnums(_ given: [String: [KindMetadata.EnumValue]], against declaration: ActivityDeclaration) throws(ProtocolError) -> [String: [KindMetadata.EnumValue]] {
+    static func checkedEnums(_ given: [String: [KindMetadata.EnumValue]],
+                             against declaration: ActivityDeclaration) throws(ProtocolError) -> [String: [KindMetadata.EnumValue]] {
         let derived = enumsInWords(declaration)
         var checked: [String: [KindMetadata.EnumValue]] = [:]
         for key in given.keys.sorted() {
