@@ -88,11 +88,7 @@ export function displayText(value, offsetMinutes) {
   if (typeof value === "string") return value;
   if (typeof value === "number") return formatNumber(value);
   if (typeof value === "boolean") return value ? "Yes" : "No";
-  if (Array.isArray(value)) {
-    const texts = value.map((v) => displayText(v, offsetMinutes)).filter((t) => t !== null && t !== "");
-    const shown = texts.slice(0, LIST_LIMIT).join(", ");
-    return texts.length > LIST_LIMIT ? `${shown} +${texts.length - LIST_LIMIT}` : shown;
-  }
+  if (Array.isArray(value)) return list(value.map((v) => displayText(v, offsetMinutes))) ?? "";
   if (value && typeof value === "object") {
     return Object.keys(value).sort().map((k) => displayText(value[k], offsetMinutes))
       .filter((t) => t !== null && t !== "").join(" · ");

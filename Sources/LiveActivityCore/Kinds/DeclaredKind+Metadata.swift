@@ -38,9 +38,9 @@ extension DeclaredKind {
     ///   no case (a `rawValue` that is not one of the enum's, or of another type; a `value` without `rawValue`
     ///   that is not a `String` raw value), names a case another entry names, or asks `"sentAs": "rawValue"` of an
     ///   enum without raw values.
-    static func checkedEnums(_ given: [String: [KindMetadata.EnumValue]],
-                             against declaration: ActivityDeclaration) throws(ProtocolError) -> [String: [KindMetadata.EnumValue]] {
-        let derived = enumsInWords(declaration)
+    /// - Parameter inWords: the declaration's own labels (``enumsInWords(_:)``), which complete the lists.
+    static func checkedEnums(_ given: [String: [KindMetadata.EnumValue]], against declaration: ActivityDeclaration,
+                             inWords derived: [String: [KindMetadata.EnumValue]]) throws(ProtocolError) -> [String: [KindMetadata.EnumValue]] {
         var checked: [String: [KindMetadata.EnumValue]] = [:]
         for key in given.keys.sorted() {
             let entries = given[key] ?? []

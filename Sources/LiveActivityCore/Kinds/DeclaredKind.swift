@@ -29,7 +29,7 @@ public struct DeclaredKind: ActivityKind {
     ///   - metadata: what `kind.json` says, or `nil` without one (the wire name is then the struct's name).
     /// - Throws: ``ProtocolError`` `invalid_field` naming `countdown` when `kind.json`'s `countdown` is not a
     ///   `Date`, `ClosedRange<Date>` or `Range<Date>` field at the top of `ContentState`; naming `enums.F` (or an
-    ///   entry's member) when `kind.json`'s `enums` disagree with the declaration (``checkedEnums(_:against:)``).
+    ///   entry's member) when `kind.json`'s `enums` disagree with the declaration (``checkedEnums(_:against:inWords:)``).
     public init(declaration: ActivityDeclaration, metadata: KindMetadata?) throws(ProtocolError) {
         var metadata = metadata ?? KindMetadata(name: declaration.attributesType, label: Words.title(ofStruct: declaration.attributesType))
         if !metadata.labelGiven { metadata.label = Words.title(ofStruct: declaration.attributesType) }  // not "Pizza-delivery"
@@ -49,8 +49,9 @@ public struct DeclaredKind: ActivityKind {
             countdownField = candidates.count == 1 ? candidates[0] : nil
         }
         metadata.countdown = countdownField?.key
-        metadata.enums = try Self.checkedEnums(metadata.enums, against: declaration)
-        metadata.enums.merge(Self.enumsInWords(declaration)) { given, declared in Self.withAssociatedValues(given, from: declared) }
+        let inWords = Self.enumsInWords(declaration)
+        metadata.enums = try Self.checkedEnums(metadata.enums, against: declaration, inWords: inWords)
+        metadata.enums.merge(inWords) { given, declared in Self.withAssociatedValues(given, from: declared) }
         metadata.dictionaries = Self.dictionaryForms(declaration)
         metadata.elementLabels = Self.elementLabels(declaration)
         if countdownField == nil { metadata.durationShortcut = false }
