@@ -5,7 +5,7 @@
 // Pure helpers first (no DOM), then the panel.
 
 import { qs, setAttr, setText } from "./dom.js";
-import { workoutLabel, workoutOf } from "./store.js";
+import { KINDS, activityTitle, workoutLabel, workoutOf } from "./store.js";
 
 /** Days the chart covers, today included. */
 export const CHART_DAYS = 28;
@@ -31,16 +31,21 @@ export function outcomeText(entry) {
 }
 
 /**
- * What a history entry (or an activity) is called: the workout's name, or an emoji activity's own name.
+ * What a history entry (or an activity) is called: the workout's name, an emoji activity's own name, or a
+ * declared kind's title (its `kind.json` `title` from the attributes; the kind's label without one).
  * @param {{attributesType?: string, attributes?: object}} entry
- * @returns {{name: string, kind: string}} e.g. {name: "Yoga", kind: "Workout"}.
+ * @returns {{name: string, kind: string}} e.g. {name: "Yoga", kind: "Workout"}, {name: "Pizza delivery", kind: ""}
+ *   (the kind left empty when the name is already its label).
  */
 export function entryName(entry) {
-  if (entry?.attributesType === "emoji") {
+  const type = entry?.attributesType;
+  if (type === "emoji") {
     return { name: String(entry.attributes?.name ?? "") || "Emoji activity", kind: KIND_TEXT.emoji };
   }
-  const kind = KIND_TEXT[entry?.attributesType] ?? String(entry?.attributesType ?? "Activity");
-  return { name: workoutLabel(workoutOf(entry)), kind };
+  if (type === undefined || type === "workout") return { name: workoutLabel(workoutOf(entry)), kind: KIND_TEXT.workout };
+  const label = String(KINDS.get(type)?.label ?? type);
+  const name = (KINDS.has(type) ? activityTitle(entry) : "") || label;
+  return { name, kind: name === label ? "" : label };
 }
 
 /**

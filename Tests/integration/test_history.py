@@ -9,7 +9,9 @@
 """
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import sqlite3
 import urllib.request
 import uuid
@@ -20,7 +22,9 @@ from pathlib import Path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from face_support import FIXTURE_KINDS, start_all
 from support import iso
+from wsclient import connect, recv_until, request
 from test_page import (  # noqa: F401  (browser is a fixture)
     assert_clean_console, browser, lock_screens, open_dashboard, screenshot, start_workout, wait_for,
 )
@@ -187,4 +191,41 @@ def test_history_pages_back_with_the_cursor(start_server, browser, tmp_path):
         inspections = json.load(r)["inspections"]
     paged = [i["raw"] for i in inspections if i.get("type") == "history" and "before" in (i.get("raw") or {})]
     assert paged and all("beforeId" in raw for raw in paged), paged
+    assert_clean_console(browser)
+
+
+def test_history_names_a_declared_kind_by_its_title_not_workout(start_server, browser, tmp_path):
+    """Trial (s22): every ended activity of a declared kind was listed as "Workout", its kind's name under it.
+    Now a row shows the kind's title (kind.json's `title`, from the attributes) with the kind's label under it,
+    or the label alone for a kind without a title."""
+    kinds = tmp_path / "kinds"
+    shutil.copytree(FIXTURE_KINDS, kinds)
+    pizza = kinds / "pizza-delivery" / "kind.json"
+    pizza.write_text(json.dumps({**json.loads(pizza.read_text()), "title": "Order {{orderNumber}}"}))
+    srv = start_server("--kinds", str(kinds), cwd=tmp_path)
+    ws_url = srv.url.replace("http://", "ws://") + "/ws"
+    ids = asyncio.run(start_all(ws_url, datetime.now(UTC)))
+
+    async def end_all() -> None:
+        async with connect(ws_url) as ws:
+            await recv_until(ws, lambda m: m["type"] == "snapshot")
+            for kind, activity_id in ids.items():
+                ack = await request(ws, {"type": "end", "requestId": f"end-{kind}", "activityId": activity_id})
+                assert ack["type"] == "ack", ack
+    asyncio.run(end_all())
+
+    with urllib.request.urlopen(f"{srv.url}/kinds", timeout=5) as r:
+        labels = {k["name"]: k["label"] for k in json.load(r)["kinds"]}
+    want = {ids["pizza-delivery"]: ("Order PZ-77", "Pizza delivery"),
+            ids["food-delivery"]: (labels["food-delivery"], ""),
+            ids["sports-results"]: (labels["sports-results"], "")}
+    open_dashboard(browser, srv.url)
+
+    def named() -> dict | None:
+        rows = {r["id"]: (r["name"], r["kind"]) for r in history_rows(browser) if r["id"] in want}
+        return rows if len(rows) == 3 else None
+    got = wait_for("the three ended activities in the history", named)
+    assert got == want, got
+    assert all(name != "Workout" for name, _ in got.values())
+    screenshot(browser, "history-declared-kinds.png")
     assert_clean_console(browser)
