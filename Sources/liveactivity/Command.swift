@@ -14,6 +14,9 @@ enum Command {
       start     start an activity (a workout, or any kind with --attributes/--state) and print its id
       update    restart an activity's countdown, optionally with an alert
       end       end one activity or all of them (alias: stop)
+      pause     freeze an activity's countdown
+      resume    let a paused countdown run again
+      extend    move the end of an activity's countdown (--by 1m, --by -1m)
       list      print the activities (table, or --json)
       watch     follow every change live until Ctrl-C (table, or --json lines)
       share     print a read-only link that shows one activity live (expires; revocable)
@@ -38,6 +41,7 @@ enum Command {
         case "start": return StartActivityCommand.run(rest)
         case "update": return UpdateActivityCommand.run(rest)
         case "end", "stop": return EndActivityCommand.run(rest, name: name)
+        case "pause", "resume", "extend": return CountdownCommand.run(rest, name: name)
         case "list": return ListCommand.run(rest)
         case "watch": return WatchCommand.run(rest)
         case "share": return ShareCommand.run(rest)
@@ -46,7 +50,7 @@ enum Command {
             print(usage)
             return 0
         default:
-            printError("liveactivity: unknown command \"\(name)\"\n\n\(usage)")
+            printError("liveactivity: unknown command \"\(name)\" (the commands are below)\n\n\(usage)")
             return 2
         }
     }

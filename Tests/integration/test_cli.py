@@ -673,3 +673,57 @@ def test_serve_usage_errors_exit_2_naming_the_option(args, message):
 def test_serve_takes_name_equals_value(start_server):
     srv = start_server("--memory", "--max-connections=5", "--log-level=warning")
     assert ok("list", "--json", "--server", srv.ws_url).strip() == "[]"
+
+
+def test_pause_resume_and_extend_reach_websocket_clients(server):
+    # The new-user trial (s22): the protocol and the dashboard had pause, resume and ±1 min; the script client
+    # answered `unknown command "pause"`.
+    activity_id = start(server, "yoga", "10m")
+
+    async def body():
+        async with connect(server.ws_url) as ws:
+            await recv_json(ws)
+            events = []
+            for args in (["pause", activity_id], ["resume", activity_id], ["extend", activity_id, "--by", "2m"],
+                         ["extend", activity_id, "--by=-1m"]):
+                out = await asyncio.to_thread(ok, *args, "--server", server.ws_url)
+                assert out == "", out
+                events.append(await recv_until(ws, lambda m: m["type"] == "activity"))
+            return events
+
+    paused, resumed, longer, shorter = run(body())
+    assert [e["event"] for e in (paused, resumed, longer, shorter)] == ["paused", "resumed", "extended", "extended"]
+    assert "pausedAt" in paused["activity"]["content"]["state"]
+    assert "pausedAt" not in resumed["activity"]["content"]["state"]
+    parse = lambda s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
+    end = lambda e: parse(e["activity"]["content"]["state"]["workoutTimer"]["end"])
+    assert end(longer) - end(resumed) == timedelta(minutes=2)
+    assert end(shorter) - end(longer) == timedelta(minutes=-1)
+
+
+@pytest.mark.parametrize("args, names", [
+    (["pause"], ["missing activity ID"]),
+    (["resume", "a", "b"], ["unexpected argument \"b\""]),
+    (["extend", "abc"], ["--by DURATION is required"]),
+    (["extend", "abc", "--by", "soon"], ["--by"]),
+    (["extend", "abc", "--by", "-0"], ["--by must be more than 0 seconds"]),
+    (["pause", "abc", "--by", "1m"], ["unknown option \"--by\""]),
+])
+def test_countdown_commands_usage_errors_exit_2(args, names):
+    p = cli(*args, "--server", f"ws://127.0.0.1:{free_port()}/ws")
+    assert p.returncode == 2, p
+    for name in names:
+        assert name in p.stderr, p.stderr
+
+
+def test_pause_of_a_paused_activity_exits_1_with_the_servers_error(server):
+    activity_id = start(server, "yoga", "10m")
+    ok("pause", activity_id, "--server", server.ws_url)
+    p = cli("pause", activity_id, "--server", server.ws_url)
+    assert p.returncode == 1 and "invalid_state" in p.stderr, p
+
+
+def test_an_unknown_command_says_so_first():
+    p = cli("frobnicate")
+    assert p.returncode == 2
+    assert p.stderr.splitlines()[0].startswith('liveactivity: unknown command "frobnicate"'), p.stderr
