@@ -116,6 +116,23 @@ def test_a_chunked_request_body_is_411_length_required(start_server, path):
         assert json.loads(ws.recv(timeout=5))["type"] == "snapshot"
 
 
+@pytest.mark.parametrize("length", ["99999999999999999999", "-5", "1e3"])
+@pytest.mark.parametrize("path", ["/3/device/00", "/api/activities/x/shares"])
+def test_a_content_length_no_body_can_have_is_400_naming_it(start_server, path, length):
+    """The new-user trial (s22): `content-length: 99999999999999999999` on a push was answered "PayloadEmpty, the
+    request has no body", and `-5` got no answer at all. Both get 400 naming `content-length` and close (where the
+    body ends cannot be known); the server goes on serving."""
+    srv = start_server("--memory")
+    data = _raw_answer(srv.port, (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {length}\r\n"
+                                  "Content-Type: application/json\r\n\r\n{}").encode())
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 Bad Request"), data
+    answer = json.loads(body)
+    assert answer["field"] == "content-length" and length in answer["message"], answer
+    with sync_connect(srv.ws_url, open_timeout=5) as ws:
+        assert json.loads(ws.recv(timeout=5))["type"] == "snapshot"
+
+
 def _raw_answer(port: int, request: bytes) -> bytes:
     """Sends one raw HTTP/1.1 request and reads until the server closes (b"" when it closed without a word)."""
     sock = open_socket("127.0.0.1", port, timeout=10)

@@ -76,6 +76,17 @@ package struct HTTPResponse: Sendable {
         return response
     }()
 
+    /// 400 for a request whose `content-length` is no length a body can have (not a whole number of bytes from 0
+    /// to 2^63 − 1: `-5`, `99999999999999999999`, `1e3`; RFC 9112 §6.3), naming it, with `connection: close`,
+    /// since where its body would end cannot be known.
+    /// - Parameter value: the header's value as sent (clipped to 40 characters in the message).
+    package static func badContentLength(_ value: String) -> HTTPResponse {
+        var response = HTTPResponse.error(.badRequest, ProtocolError(.invalidField, field: "content-length",
+            message: "content-length: must be the body's length in bytes, a whole number from 0, got \"\(value.clipped(to: 40))\""))
+        response.headers.append(("connection", "close"))
+        return response
+    }
+
     /// 414 or 431 for a request whose target or a header field is over the adapter's limit, naming it
     /// (`limit_exceeded`), with `connection: close`.
     /// - Parameters:

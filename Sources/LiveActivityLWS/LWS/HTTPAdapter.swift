@@ -140,6 +140,13 @@ final class HTTPAdapter {
             exchange.closesAfterResponse = true
             return send(.chunkedBodyRefused, on: exchange)
         }
+        if request.method.mayHaveBody, let length = request.headers["content-length"],
+           (Int(length.trimmingCharacters(in: .whitespaces)) ?? -1) < 0 {
+            // lws 4.1 reads such a length with atoll: a negative or overflowing one became a body it waited for,
+            // or none (a push answered "PayloadEmpty"). The length is wrong; so is all that follows.
+            exchange.closesAfterResponse = true
+            return send(.badContentLength(length), on: exchange)
+        }
         if Self.expectsBody(request) {
             exchange.state = .receivingBody
             return 0
