@@ -249,7 +249,11 @@ def test_a_kinds_json_schemas_follow_its_declaration_in_both_forms(server):
     assert not Draft202012Validator(codable["attributes"]).is_valid({"workout": "yoga"})
     assert Draft202012Validator(codable["contentState"]).is_valid({"workoutTimer": [786000000, 786000070]})
     # Bad requests name what is wrong.
+    # Bad requests name what is wrong, the message starting with the field as every error's does (the new-user
+    # trial, s22: "form must be …" and "no kind named …").
     status, body = get(f"{server.url}/kinds/workout/schema?form=yaml")
     assert status == 400 and json.loads(body)["field"] == "form", body
+    assert json.loads(body)["message"] == 'form: must be protocol or codable, got "yaml"', body
     status, body = get(f"{server.url}/kinds/nope/schema")
     assert status == 404 and json.loads(body)["field"] == "name", body
+    assert json.loads(body)["message"].startswith('name: no kind named "nope"'), body

@@ -29,14 +29,14 @@ struct KindsRoute {
     func schema(_ request: HTTPRequest) -> HTTPResponse {
         let name = request.parameters["name"] ?? ""
         guard let kind = catalog().registry.all.first(where: { $0.attributesType == name }) as? DeclaredKind else {
-            return .error(.notFound, ProtocolError(.invalidField, field: "name", message: "no kind named \"\(name.clipped(to: 64))\" (GET /kinds lists them)"))
+            return .error(.notFound, ProtocolError(.invalidField, field: "name", message: "name: no kind named \"\(name.clipped(to: 64))\" (GET /kinds lists them)"))
         }
         let form: ContentForm
         switch request.query("form") ?? "protocol" {
         case "protocol": form = .protocolForm
         case "codable": form = .codable
         case let other:
-            return .error(.badRequest, ProtocolError(.invalidField, field: "form", message: "form must be protocol or codable, got \"\(other.clipped(to: 32))\""))
+            return .error(.badRequest, ProtocolError(.invalidField, field: "form", message: "form: must be protocol or codable, got \"\(other.clipped(to: 32))\""))
         }
         var description = kind.declaration.jsonDescription(form: form)
         if form == .protocolForm { description = Self.withEnumNames(description, kind: kind) }
